@@ -1,0 +1,1 @@
+"""Console scripts: the only code besides :mod:`thermik.service` that reads configuration."""

@@ -1,0 +1,194 @@
+"""Every oslo.config option Thermik reads, by group.
+
+Only the composition root registers these on a ``ConfigOpts`` and turns them into
+:class:`thermik.conf.settings.Settings`; nothing below it reads configuration.
+``list_opts`` feeds ``oslo-config-generator`` (entry point ``oslo.config.opts``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from oslo_config import cfg
+
+DEFAULT_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "state_dir",
+        help="Directory for the embedded SQLite database and local state. "
+        "Defaults to $XDG_STATE_HOME/thermik (~/.local/state/thermik).",
+    ),
+    cfg.IntOpt(
+        "max_template_size",
+        default=524288,
+        min=1,
+        help="Maximum size in bytes of a template or environment document.",
+    ),
+    cfg.IntOpt(
+        "max_nested_stack_depth",
+        default=5,
+        min=1,
+        help="Maximum depth of nested stacks (template resources, groups, OS::Heat::Stack).",
+    ),
+    cfg.IntOpt(
+        "max_resources_per_stack",
+        default=1000,
+        help="Maximum resources in one stack including nested ones; -1 for no limit.",
+    ),
+    cfg.IntOpt(
+        "max_json_body_size",
+        default=1048576,
+        min=1,
+        help="Maximum size in bytes of a JSON request body.",
+    ),
+    cfg.IntOpt(
+        "max_events_per_stack",
+        default=1000,
+        min=0,
+        help="Events kept per stack; older ones are purged. 0 keeps all.",
+    ),
+    cfg.StrOpt(
+        "auth_encryption_key",
+        secret=True,
+        help="Fernet key (urlsafe base64, 32 bytes) that encrypts hidden parameters and "
+        "redacted resource data at rest. Generated under state_dir when unset on the "
+        "embedded default.",
+    ),
+]
+
+DATABASE_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "connection",
+        secret=True,
+        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/thermik or "
+        "mysql+pymysql://user:pw@host/thermik. Defaults to SQLite under state_dir.",
+    ),
+    cfg.IntOpt("busy_timeout", default=30, min=0, help="SQLite busy timeout in seconds."),
+    cfg.IntOpt("pool_size", default=10, min=1, help="Connection pool size (server databases)."),
+    cfg.BoolOpt("echo", default=False, help="Log every SQL statement."),
+]
+
+ENGINE_OPTS: list[cfg.Opt] = [
+    cfg.IntOpt(
+        "max_concurrent_resources",
+        default=64,
+        min=1,
+        help="Resource actions of one stack running at once.",
+    ),
+    cfg.IntOpt("executor_workers", default=32, min=1, help="Threads for slow plugin calls."),
+    cfg.IntOpt(
+        "action_retry_limit", default=5, min=0, help="Retries of a failed resource action."
+    ),
+    cfg.IntOpt(
+        "default_stack_timeout",
+        default=60,
+        min=1,
+        help="Stack operation timeout in minutes when the request gives none.",
+    ),
+    cfg.IntOpt(
+        "cancel_grace_period",
+        default=30,
+        min=0,
+        help="Seconds a cancelled resource action may take to stop before it is abandoned.",
+    ),
+    cfg.IntOpt(
+        "lease_seconds",
+        default=60,
+        min=5,
+        help="How long a stack lease lasts without renewal before another engine takes over.",
+    ),
+    cfg.IntOpt("heartbeat_interval", default=10, min=1, help="Seconds between engine heartbeats."),
+]
+
+DELIVERY_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "backend",
+        default="builtin",
+        help="Metadata delivery backend (entry point group thermik.delivery): builtin, "
+        "swift, zaqar or fakeswift.",
+    ),
+    cfg.StrOpt(
+        "default_software_config_transport",
+        default="POLL_TEMP_URL",
+        choices=["POLL_TEMP_URL", "ZAQAR_MESSAGE", "POLL_SERVER_HEAT", "POLL_SERVER_CFN"],
+        help="Transport for servers that do not choose one.",
+    ),
+    cfg.StrOpt(
+        "default_deployment_signal_transport",
+        default="TEMP_URL_SIGNAL",
+        choices=["TEMP_URL_SIGNAL", "ZAQAR_SIGNAL", "HEAT_SIGNAL", "NO_SIGNAL", "CFN_SIGNAL"],
+        help="Signal transport for deployments that do not choose one.",
+    ),
+    cfg.URIOpt(
+        "public_url",
+        help="Base URL at which agents reach the builtin delivery endpoints "
+        "(e.g. http://192.0.2.10:8200). Defaults to the API's bind address.",
+    ),
+    cfg.IntOpt(
+        "url_lifetime",
+        default=86400 * 365,
+        min=60,
+        help="Seconds a signed metadata or signal URL stays valid.",
+    ),
+    cfg.IntOpt(
+        "max_signal_size", default=1048576, min=1, help="Largest accepted signal body in bytes."
+    ),
+    cfg.IntOpt("write_retries", default=8, min=0, help="Retries of a failed metadata write."),
+]
+
+SWIFT_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt("auth_url", help="Auth URL: Keystone v3, or Swift tempauth (…/auth/v1.0)."),
+    cfg.StrOpt("auth_version", default="3", choices=["1", "3"], help="1 for tempauth."),
+    cfg.StrOpt("username", help="User (tempauth: account:user)."),
+    cfg.StrOpt("password", secret=True, help="Password or tempauth key."),
+    cfg.StrOpt("project_name", help="Keystone project."),
+    cfg.StrOpt("user_domain_name", default="Default", help="Keystone user domain."),
+    cfg.StrOpt("project_domain_name", default="Default", help="Keystone project domain."),
+    cfg.StrOpt("temp_url_key", secret=True, help="Account TempURL key; generated when unset."),
+    cfg.StrOpt("container_prefix", default="thermik", help="Prefix of metadata containers."),
+]
+
+ZAQAR_OPTS: list[cfg.Opt] = [
+    cfg.URIOpt("url", help="Zaqar endpoint, e.g. http://127.0.0.1:8888."),
+    cfg.StrOpt(
+        "project_id", default="thermik", help="Project header when running without Keystone."
+    ),
+    cfg.IntOpt("message_ttl", default=3600, min=60, help="Seconds a metadata message lives."),
+    cfg.IntOpt("queue_ttl", default=86400 * 14, min=60, help="Seconds an idle queue lives."),
+]
+
+API_OPTS: list[cfg.Opt] = [
+    cfg.HostAddressOpt("bind_host", default="127.0.0.1", help="Address the API listens on."),
+    cfg.PortOpt("bind_port", default=8204, help="Port the API listens on."),
+    cfg.StrOpt(
+        "auth_strategy",
+        default="noauth",
+        choices=["noauth", "keystone"],
+        help="keystone: keystonemiddleware auth_token; noauth: trust the tenant in the URL.",
+    ),
+    cfg.StrOpt(
+        "static_token",
+        secret=True,
+        help="With noauth, require this X-Auth-Token on every request.",
+    ),
+]
+
+GROUPS: dict[str | None, list[cfg.Opt]] = {
+    None: DEFAULT_OPTS,
+    "database": DATABASE_OPTS,
+    "engine": ENGINE_OPTS,
+    "delivery": DELIVERY_OPTS,
+    "swift": SWIFT_OPTS,
+    "zaqar": ZAQAR_OPTS,
+    "api": API_OPTS,
+}
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    """Register every Thermik option on ``conf`` (idempotent)."""
+    for group, opts in GROUPS.items():
+        conf.register_opts(opts, group=group)
+
+
+def list_opts() -> list[tuple[str | None, Sequence[cfg.Opt]]]:
+    """The options by group, for ``oslo-config-generator``."""
+    return [(group, list(opts)) for group, opts in GROUPS.items()]

@@ -1,0 +1,172 @@
+"""The typed, frozen view of configuration that everything below the composition root receives.
+
+oslo.config hands option values back as ``Any``; converting them once here keeps the rest of
+Thermik typed and free of ``cfg.CONF``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+from oslo_config import cfg
+
+from thermik.conf import opts
+
+
+def default_state_dir() -> Path:
+    """Where the embedded default keeps its database: ``$XDG_STATE_HOME/thermik``."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "thermik"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DatabaseSettings:
+    """Where state lives: a SQLAlchemy URL plus connection tuning."""
+
+    connection: str
+    busy_timeout: int = 30
+    pool_size: int = 10
+    echo: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LimitSettings:
+    """Size limits applied to user input."""
+
+    max_template_size: int = 524288
+    max_nested_stack_depth: int = 5
+    max_resources_per_stack: int = 1000
+    max_json_body_size: int = 1048576
+    max_events_per_stack: int = 1000
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class EngineSettings:
+    """Convergence engine tuning."""
+
+    max_concurrent_resources: int = 64
+    executor_workers: int = 32
+    action_retry_limit: int = 5
+    default_stack_timeout: int = 60
+    cancel_grace_period: int = 30
+    lease_seconds: int = 60
+    heartbeat_interval: int = 10
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeliverySettings:
+    """Software deployment metadata delivery."""
+
+    backend: str = "builtin"
+    default_software_config_transport: str = "POLL_TEMP_URL"
+    default_deployment_signal_transport: str = "TEMP_URL_SIGNAL"
+    public_url: str | None = None
+    url_lifetime: int = 86400 * 365
+    max_signal_size: int = 1048576
+    write_retries: int = 8
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SwiftSettings:
+    """How to reach Swift for POLL_TEMP_URL delivery."""
+
+    auth_url: str | None = None
+    auth_version: str = "3"
+    username: str | None = None
+    password: str | None = None
+    project_name: str | None = None
+    user_domain_name: str = "Default"
+    project_domain_name: str = "Default"
+    temp_url_key: str | None = None
+    container_prefix: str = "thermik"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ZaqarSettings:
+    """How to reach Zaqar for ZAQAR_MESSAGE delivery."""
+
+    url: str | None = None
+    project_id: str = "thermik"
+    message_ttl: int = 3600
+    queue_ttl: int = 86400 * 14
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ApiSettings:
+    """The REST API listener and its authentication."""
+
+    bind_host: str = "127.0.0.1"
+    bind_port: int = 8204
+    auth_strategy: str = "noauth"
+    static_token: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Settings:
+    """All of Thermik's configuration, typed."""
+
+    state_dir: Path
+    database: DatabaseSettings
+    limits: LimitSettings = LimitSettings()
+    engine: EngineSettings = EngineSettings()
+    delivery: DeliverySettings = DeliverySettings()
+    swift: SwiftSettings = SwiftSettings()
+    zaqar: ZaqarSettings = ZaqarSettings()
+    api: ApiSettings = ApiSettings()
+    auth_encryption_key: str | None = None
+
+    @classmethod
+    def embedded(cls, state_dir: Path | None = None) -> Settings:
+        """Settings of the embedded default: SQLite under ``state_dir``, defaults elsewhere."""
+        state = state_dir or default_state_dir()
+        return cls(state_dir=state, database=DatabaseSettings(sqlite_url(state)))
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts) -> Settings:
+        """Build Settings from a ``ConfigOpts`` on which :func:`opts.register_opts` ran."""
+        state = Path(conf.state_dir) if conf.state_dir else default_state_dir()
+        database = _group(DatabaseSettings, conf.database)
+        if not database.connection:
+            database = dataclasses.replace(database, connection=sqlite_url(state))
+        return cls(
+            state_dir=state,
+            database=database,
+            limits=_group(LimitSettings, conf),
+            engine=_group(EngineSettings, conf.engine),
+            delivery=_group(DeliverySettings, conf.delivery),
+            swift=_group(SwiftSettings, conf.swift),
+            zaqar=_group(ZaqarSettings, conf.zaqar),
+            api=_group(ApiSettings, conf.api),
+            auth_encryption_key=conf.auth_encryption_key,
+        )
+
+
+def sqlite_url(state_dir: Path) -> str:
+    """The SQLAlchemy URL of the embedded database under ``state_dir``."""
+    return f"sqlite:///{state_dir / 'thermik.sqlite'}"
+
+
+def _group(kind: type[Any], values: Any) -> Any:
+    fields = {f.name: getattr(values, f.name) for f in dataclasses.fields(kind)}
+    if "connection" in fields and fields["connection"] is None:
+        fields["connection"] = ""
+    return kind(**fields)
+
+
+def load(argv: list[str] | None = None, config_files: list[str] | None = None) -> Settings:
+    """Parse ``argv``/config files into a fresh ``ConfigOpts`` and return Settings.
+
+    Used by the console scripts, which are the composition root.
+    """
+    conf = cfg.ConfigOpts()
+    opts.register_opts(conf)
+    conf(
+        args=argv or [],
+        project="thermik",
+        default_config_files=config_files or [],
+        default_config_dirs=[],
+    )
+    return Settings.from_conf(conf)

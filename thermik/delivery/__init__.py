@@ -1,0 +1,1 @@
+"""delivery layer (see DESIGN)."""

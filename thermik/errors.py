@@ -1,0 +1,312 @@
+"""The exception tree of Thermik.
+
+Every error Thermik raises on purpose is a :class:`ThermikError`. Anything else escaping a
+boundary (API, CLI, actor) is a bug. The tree::
+
+    ThermikError                       500  root; never raised directly
+    ├── InvalidInput                   400  a user sent something wrong
+    │   ├── TemplateError                   a template, parameter or environment is invalid
+    │   │   ├── TemplateSyntaxError         malformed YAML/JSON, not a mapping
+    │   │   ├── TemplateVersionError        missing or unknown template version
+    │   │   ├── TemplateTooLarge            over ``max_template_size`` or nesting limits
+    │   │   ├── FunctionError               unknown function, bad arguments, not in this version
+    │   │   ├── CircularDependency          the resource graph has a cycle
+    │   │   ├── ParameterError              missing value, wrong type, failed constraint
+    │   │   ├── EnvironmentError_           bad environment file or registry entry
+    │   │   ├── ResourceTypeNotFound        no plugin or registry mapping for a type
+    │   │   └── PropertyError               a resource property fails its schema
+    │   ├── InvalidSignal                   malformed, oversized or unexpected signal data
+    │   └── InvalidRequest                  a malformed API request body or query
+    ├── Unauthorized                   401
+    ├── Forbidden                      403  tenant isolation, wrong signature, expired URL
+    ├── NotFound                       404  StackNotFound, ResourceNotFound, ...
+    ├── Conflict                       409  a compare-and-swap lost, or an action is illegal now
+    │   ├── TraversalConflict               the stack's current traversal moved on
+    │   ├── LockConflict                    a resource row is locked by another engine
+    │   ├── GenerationConflict              a server's metadata generation moved on
+    │   ├── LeaseConflict                   another live engine holds the stack lease
+    │   ├── DuplicateName                   a stack of that name exists in the tenant
+    │   └── InvalidTransition               the action is not legal in the current state
+    ├── RequestTooLarge                413  body or template over the configured limit
+    ├── ConfigError                    500  configuration is missing or contradictory
+    ├── PluginError                    500  a resource plugin misbehaved (bug or cloud failure)
+    ├── StoreError                     503  the database cannot be used
+    │   ├── DatabaseUnavailable             unreachable, wrong credentials, locked file
+    │   ├── SchemaNotMigrated               run ``thermik-manage db sync``
+    │   └── SecretKeyError                  missing or wrong encryption key
+    └── DeliveryError                  503  Swift/Zaqar/builtin delivery failed
+
+Errors carry structured fields (``path``, ``resource``, ``parameter``, ``stack``) rather than
+preformatted text, so the API and CLI can render them, and ``str(error)`` always names the place:
+``resources.web.properties.image: value is required``.
+
+Failures that cross actor boundaries or are stored travel as :class:`Failure` records, never as
+live exception objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import ClassVar
+
+PathElement = str | int
+
+
+def format_path(path: Sequence[PathElement]) -> str:
+    """Render a template path the way Heat users read it: ``resources.web.properties[0]``."""
+    out = ""
+    for element in path:
+        if isinstance(element, int):
+            out += f"[{element}]"
+        elif out:
+            out += f".{element}"
+        else:
+            out = element
+    return out
+
+
+class ThermikError(Exception):
+    """Root of every error Thermik raises on purpose."""
+
+    http_status: ClassVar[int] = 500
+    #: Heat's error type name for the API error body, where a client depends on it.
+    heat_type: ClassVar[str] = "HeatException"
+    #: Whether retrying the same operation later may succeed.
+    retryable: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Sequence[PathElement] = (),
+        resource: str | None = None,
+        parameter: str | None = None,
+        stack: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path: tuple[PathElement, ...] = tuple(path)
+        self.resource = resource
+        self.parameter = parameter
+        self.stack = stack
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = format_path(self.path)
+        return f"{where}: {self.message}" if where else self.message
+
+    def at(self, *prefix: PathElement) -> ThermikError:
+        """Return this error with ``prefix`` prepended to its path (used while unwinding)."""
+        self.path = tuple(prefix) + self.path
+        self.args = (str(self),)
+        return self
+
+
+class InvalidInput(ThermikError):
+    """Something a user sent is wrong; nothing was changed."""
+
+    http_status = 400
+    heat_type = "StackValidationFailed"
+
+
+class TemplateError(InvalidInput):
+    """A template, its parameters or its environment is invalid."""
+
+
+class TemplateSyntaxError(TemplateError):
+    """The document is not well-formed YAML/JSON, or not a mapping."""
+
+
+class TemplateVersionError(TemplateError):
+    """The template version is missing, unknown, or does not allow what is used."""
+
+    heat_type = "InvalidTemplateVersion"
+
+
+class TemplateTooLarge(TemplateError):
+    """The template exceeds a configured size or nesting limit."""
+
+    heat_type = "RequestLimitExceeded"
+
+
+class FunctionError(TemplateError):
+    """An intrinsic function is unknown, misused, or not offered by the template version."""
+
+
+class CircularDependency(TemplateError):
+    """The dependency graph has a cycle; ``cycle`` lists its resources in order."""
+
+    heat_type = "CircularDependencyException"
+
+    def __init__(self, cycle: Sequence[str]) -> None:
+        self.cycle = tuple(cycle)
+        super().__init__("Circular Dependency Found: " + " -> ".join((*self.cycle, self.cycle[0])))
+
+
+class ParameterError(TemplateError):
+    """A parameter value is missing, of the wrong type, or violates a constraint."""
+
+
+class EnvironmentError_(TemplateError):  # noqa: N801 - avoid shadowing the builtin alias
+    """An environment file or a registry entry is invalid."""
+
+
+class ResourceTypeNotFound(TemplateError):
+    """No plugin or registry mapping exists for a resource type."""
+
+    heat_type = "ResourceTypeNotFound"
+
+
+class PropertyError(TemplateError):
+    """A resource property fails its schema."""
+
+
+class InvalidSignal(InvalidInput):
+    """Signal data is malformed, oversized, or the resource takes no signals."""
+
+    heat_type = "ResourceFailure"
+
+
+class InvalidRequest(InvalidInput):
+    """An API request body or query string is malformed."""
+
+    heat_type = "HTTPBadRequest"
+
+
+class Unauthorized(ThermikError):
+    """Missing or invalid credentials."""
+
+    http_status = 401
+    heat_type = "HTTPUnauthorized"
+
+
+class Forbidden(ThermikError):
+    """Credentials are valid but do not allow this (other tenant, bad signature, expired URL)."""
+
+    http_status = 403
+    heat_type = "Forbidden"
+
+
+class NotFound(ThermikError):
+    """The named entity does not exist (or is not visible to the caller)."""
+
+    http_status = 404
+    heat_type = "EntityNotFound"
+
+
+class StackNotFound(NotFound):
+    """No such stack in the caller's tenant."""
+
+    heat_type = "EntityNotFound"
+
+
+class ResourceNotFound(NotFound):
+    """No such resource in the stack."""
+
+    heat_type = "EntityNotFound"
+
+
+class Conflict(ThermikError):
+    """The request lost a compare-and-swap, or is illegal in the current state."""
+
+    http_status = 409
+    heat_type = "HTTPConflict"
+
+
+class TraversalConflict(Conflict):
+    """The stack's current traversal is not the one the caller expected."""
+
+    heat_type = "ActionInProgress"
+
+
+class LockConflict(Conflict):
+    """A resource row is locked by another engine or a newer atomic key."""
+
+    retryable = True
+
+
+class GenerationConflict(Conflict):
+    """A server's metadata generation changed since it was read."""
+
+    retryable = True
+
+
+class LeaseConflict(Conflict):
+    """Another live engine holds the stack lease."""
+
+    retryable = True
+
+
+class DuplicateName(Conflict):
+    """A stack with that name already exists in the tenant."""
+
+    heat_type = "StackExists"
+
+
+class InvalidTransition(Conflict):
+    """The requested action is not legal from the current state."""
+
+    heat_type = "ActionInProgress"
+
+
+class RequestTooLarge(ThermikError):
+    """The request body exceeds the configured limit."""
+
+    http_status = 413
+    heat_type = "RequestLimitExceeded"
+
+
+class ConfigError(ThermikError):
+    """Configuration is missing or contradictory."""
+
+
+class PluginError(ThermikError):
+    """A resource plugin failed; the message is shown as the resource's status reason."""
+
+    heat_type = "ResourceFailure"
+
+
+class StoreError(ThermikError):
+    """The database cannot be used."""
+
+    http_status = 503
+
+
+class DatabaseUnavailable(StoreError):
+    """The database is unreachable, refuses the credentials, or its file is locked."""
+
+    retryable = True
+
+
+class SchemaNotMigrated(StoreError):
+    """The schema is missing or older than the code; run ``thermik-manage db sync``."""
+
+
+class SecretKeyError(StoreError):
+    """The key to encrypt or decrypt secrets at rest is missing or wrong."""
+
+
+class DeliveryError(ThermikError):
+    """Publishing metadata or collecting signals through a delivery backend failed."""
+
+    http_status = 503
+    retryable = True
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Failure:
+    """A failure as it crosses actor boundaries or is stored: a value, not an exception."""
+
+    type_name: str
+    message: str
+    retryable: bool = False
+
+    @classmethod
+    def from_exception(cls, exc: BaseException) -> Failure:
+        """Capture ``exc``; errors outside the tree are recorded by class name and text."""
+        retryable = exc.retryable if isinstance(exc, ThermikError) else False
+        text = str(exc) or type(exc).__name__
+        return cls(type(exc).__name__, text, retryable)
+
+    def __str__(self) -> str:
+        return f"{self.type_name}: {self.message}"

@@ -1,0 +1,1 @@
+"""persistence layer (see DESIGN)."""
