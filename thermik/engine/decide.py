@@ -96,7 +96,7 @@ def decide(state: TraversalState, event: Event) -> Decision:
     try:
         return handler(state, event)
     except Exception as exc:  # the core must not raise: a bug becomes a failure
-        return _internal_error(state, exc)
+        return _internal_error(state, event, exc)
 
 
 def _ignore(state: TraversalState) -> Decision:
@@ -324,10 +324,10 @@ def _supersede(state: TraversalState, event: Supersede) -> Decision:
     return step.decision()
 
 
-def _internal_error(state: TraversalState, exc: Exception) -> Decision:
+def _internal_error(state: TraversalState, event: Event, exc: Exception) -> Decision:
     failure = Failure.from_exception(exc)
     if state.phase is not Phase.RUNNING:
-        return Decision(state, ())
+        return Decision(state, (RejectRequest(getattr(event, "traversal_id", ""), failure),))
     step = Step(state)
     step.failures = (*state.failures, ("", failure))
     step.fail(f"Engine error: {failure}", rollback=False, cancel=True)

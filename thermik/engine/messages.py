@@ -59,7 +59,8 @@ class TraversalOptions:
     """Per-traversal settings, from the request and ``[engine]`` configuration.
 
     Attributes:
-        concurrency_limit: at most this many nodes are dispatched and unfinished at once (>= 1).
+        concurrency_limit: at most this many nodes are dispatched and unfinished at once (a
+            value below 1 counts as 1).
         disable_rollback: a failure leaves the stack FAILED instead of rolling back.
         timeout_seconds: the traversal's deadline from its start; ``None`` for none.
         cancel_grace_seconds: how long a cancelled resource action may take to stop.
@@ -94,6 +95,12 @@ class CheckResource:
         operation: the traversal's operation.
         action: what to do.
         input_data: the node data of the update predecessors, by name (empty for cleanup).
+
+    The resource actor serialises its version's work: a CheckResource arriving while it runs
+    another traversal's action waits for that action to end. While converging it stores
+    ``requires`` as the old ids plus the ids in ``input_data``, and only the latter on success
+    (so a failed update's version is still cleaned up after what it may point to). It replies
+    ``ResourceDone``, ``ResourceFailed`` or ``ResourceNeedsReplacement`` to the StackActor.
     """
 
     node: Node

@@ -301,7 +301,7 @@ class Step:
 
     def fill(self) -> None:
         """Dispatch queued slots while the concurrency limit allows."""
-        limit = self.state.options.concurrency_limit
+        limit = max(1, self.state.options.concurrency_limit)
         while self.head < self.tail and len(self.running) < limit:
             slot = self.queue.pop(self.head)
             self.head += 1
