@@ -268,9 +268,6 @@ class Step:
         feeds = graph.feeds[slot]
         if not feeds:
             self.open_ends -= 1
-        node = graph.nodes[slot]
-        if node.is_update and node.version_id in self.served_by:
-            self.add_extra_cleanup(node.version_id, ready)
         for gid in feeds:
             left = self.group_left.get(gid, len(graph.groups[gid])) - 1
             self.group_left[gid] = left
@@ -284,6 +281,9 @@ class Step:
                     if remaining:
                         continue
                 ready.append(waiter)
+        node = graph.nodes[slot]
+        if node.is_update and node.version_id in self.served_by:
+            self.add_extra_cleanup(node.version_id, ready)
 
     def add_extra_cleanup(self, version_id: VersionId, ready: list[int]) -> None:
         node = Node(version_id, False)
