@@ -79,7 +79,8 @@ from thermik.engine.operations import (
     started_reason,
 )
 from thermik.engine.states import Action, Status
-from thermik.engine.traversal import Decision, Phase, Step, TraversalState
+from thermik.engine.step import Step
+from thermik.engine.traversal import Decision, Phase, TraversalState
 from thermik.errors import Failure, InvalidTransition, PluginError
 
 #: Operations whose update nodes may be replaced by a new version.
@@ -168,15 +169,21 @@ def _resume(state: TraversalState, event: ResumeTraversal) -> Decision:
 # -- replies from resource actors ---------------------------------------------------------------
 
 
-def _running_slot(state: TraversalState, node: Node, traversal_id: str) -> int | None:
-    """The slot a reply is about, if it is for this traversal and that node is running."""
+def _running_slot(
+    state: TraversalState, node: Node, traversal_id: str, *, awaiting: bool = False
+) -> int | None:
+    """The slot a reply is about, if it is for this traversal and that node is running.
+
+    With ``awaiting``, also a slot whose replacement version is being inserted (only a failure
+    can be reported for it: the shell could not insert the row).
+    """
     if traversal_id != state.traversal_id or state.phase is Phase.IDLE:
         return None
     slot = state.slot_of(node)
     if slot is None:
         return None
     sent = state.running.get(slot, _MISSING)
-    if sent == node or (sent is None and state.node_at(slot) == node):
+    if sent == node or (awaiting and sent is None and state.node_at(slot) == node):
         return slot
     return None
 
@@ -208,7 +215,7 @@ def _done(state: TraversalState, event: ResourceDone) -> Decision:
 
 
 def _failed(state: TraversalState, event: ResourceFailed) -> Decision:
-    slot = _running_slot(state, event.node, event.traversal_id)
+    slot = _running_slot(state, event.node, event.traversal_id, awaiting=True)
     if slot is None:
         return _ignore(state)
     return _fail_slot(state, slot, event.failure)
@@ -232,7 +239,7 @@ def _fail_slot(state: TraversalState, slot: int, failure: Failure) -> Decision:
 
 def _needs_replacement(state: TraversalState, event: ResourceNeedsReplacement) -> Decision:
     slot = _running_slot(state, event.node, event.traversal_id)
-    if slot is None or state.running.get(slot) is None:
+    if slot is None:
         return _ignore(state)
     if state.phase is not Phase.RUNNING:
         step = _settle(state, slot)

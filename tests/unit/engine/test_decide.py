@@ -138,6 +138,13 @@ def test_replies_from_the_replaced_node_are_ignored_once_it_is_replaced() -> Non
     assert decide(state, done(Node(1, True), "a")).state is state
 
 
+def test_only_a_failure_is_accepted_while_the_replacement_row_is_inserted() -> None:
+    state = start({"a": set()}).state
+    state = decide(state, ResourceNeedsReplacement(Node(1, True), "t1")).state
+    for event in (done(Node(1, True), "a"), ResourceNeedsReplacement(Node(1, True), "t1")):
+        assert decide(state, event).state is state
+
+
 def test_a_failed_replacement_insert_fails_the_node() -> None:
     state = start({"a": set()}, disable_rollback=True).state
     state = decide(state, ResourceNeedsReplacement(Node(1, True), "t1")).state
