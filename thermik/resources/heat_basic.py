@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -102,27 +103,21 @@ class Value(ResourcePlugin):
         path: Sequence[str | int] = (),
     ) -> dict[str, Any]:
         """Check ``value`` against the type named by ``type``, when that is known."""
-        props = validate_properties(
-            cls.properties_schema,
-            values,
+        check = functools.partial(
+            validate_properties,
+            values=values,
             unresolved=unresolved,
             custom_constraints=custom_constraints,
             path=path,
         )
+        props = check(cls.properties_schema)
         value_type = props.get("type")
         if not isinstance(value_type, str) or value_type not in _VALUE_TYPES:
             return props
         typed = PropertySchema(
             _VALUE_TYPES[value_type], _VALUE_DESCRIPTION, required=True, update_allowed=True
         )
-        schema = {**cls.properties_schema, "value": typed}
-        return validate_properties(
-            schema,
-            values,
-            unresolved=unresolved,
-            custom_constraints=custom_constraints,
-            path=path,
-        )
+        return check({**cls.properties_schema, "value": typed})
 
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Nothing to create beyond a physical name."""

@@ -7,12 +7,14 @@ their own instance and :meth:`~Registry.register` extra classes on it.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Iterator, Mapping
 from importlib import metadata
+from typing import Any
 
 from thermik.errors import PluginError, ResourceTypeNotFound
 from thermik.resources.plugin import ResourcePlugin
-from thermik.resources.schema import SupportLevel
+from thermik.resources.schema import BASE_ATTRIBUTES, SupportLevel
 
 #: The entry point group resource plugins register under (name = type, value = module:Class).
 ENTRY_POINT_GROUP = "thermik.resources"
@@ -34,7 +36,16 @@ class Registry:
             PluginError: an entry point cannot be imported, is not a ResourcePlugin subclass, or
                 two distributions register the same type name with different classes.
         """
-        return cls(dict(_load(metadata.entry_points(group=group))))
+        return cls.from_entries(metadata.entry_points(group=group))
+
+    @classmethod
+    def from_entries(cls, entry_points: Iterable[metadata.EntryPoint]) -> Registry:
+        """Load the given entry points (name = type, value = ``module:Class``).
+
+        Raises:
+            PluginError: as for :meth:`from_entry_points`.
+        """
+        return cls(dict(_load(entry_points)))
 
     def register(self, type_name: str, plugin: type[ResourcePlugin]) -> None:
         """Add (or replace) the plugin class for ``type_name``.
@@ -68,6 +79,35 @@ class Registry:
 
     def __len__(self) -> int:
         return len(self._plugins)
+
+    def describe(self, type_name: str, *, with_description: bool = False) -> dict[str, Any]:
+        """The schema of a type as Heat's resource-type show API returns it.
+
+        Hidden and unimplemented properties and hidden attributes are left out; ``show`` is
+        included, as every resource has it.
+
+        Raises:
+            ResourceTypeNotFound: no such type.
+        """
+        plugin = self.get(type_name)
+        attributes = {**plugin.attributes_schema, **BASE_ATTRIBUTES}
+        out: dict[str, Any] = {
+            "resource_type": type_name,
+            "properties": {
+                name: schema.as_dict()
+                for name, schema in plugin.properties_schema.items()
+                if schema.implemented and schema.support_status.status != SupportLevel.HIDDEN
+            },
+            "attributes": {
+                name: schema.as_dict()
+                for name, schema in attributes.items()
+                if schema.support_status.status != SupportLevel.HIDDEN
+            },
+            "support_status": plugin.support_status.as_dict(),
+        }
+        if with_description:
+            out["description"] = inspect.getdoc(plugin) or ""
+        return out
 
     def types(self, *, include_hidden: bool = False) -> list[str]:
         """Type names for listings, sorted; hidden (retired alias) types only when asked."""
