@@ -14,7 +14,10 @@ have the same shape):
 3. Any :class:`~thermik.errors.ThermikError` raised by a step fails the action with that message
    as the status reason (plugins raise :class:`~thermik.errors.PluginError` for their own
    failures); any other exception is a plugin bug and fails the action the same way.
-4. When the stack operation is cancelled while an action runs, ``cancel(ctx, props, operation)``
+4. An update starts with :func:`plan_update` (immutable properties, then
+   ``needs_replacement``); only when no replacement is needed does the engine call ``update``,
+   which may still answer :class:`NeedsReplacement` before touching anything.
+5. When the stack operation is cancelled while an action runs, ``cancel(ctx, props, operation)``
    is called once (Heat's ``handle_*_cancel``), then the action counts as FAILED.
 
 Plugins keep no state between calls: everything durable goes to ``ctx.data``, the physical id or
