@@ -1,0 +1,166 @@
+"""Wait conditions: ``OS::Heat::WaitCondition`` and its handles.
+
+A handle receives signals (``{"status": "SUCCESS"|"FAILURE", "reason", "data", "id"}``); the
+wait condition completes once ``count`` successes arrived, fails on the first failure, and fails
+after ``timeout`` seconds. The signal bookkeeping is here as pure functions
+(:func:`normalise_signal`, :func:`judge_signals`); wiring them to the engine (a wait condition
+reads its handle's signals, signal URLs and tokens come from the delivery layer) comes later, so
+the types themselves do not act yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from thermik.errors import InvalidSignal, PluginError
+from thermik.resources.constraints import AllowedValues, Range
+from thermik.resources.context import ResourceContext
+from thermik.resources.pending import PendingPlugin
+from thermik.resources.plugin import NeedsReplacement, Props
+from thermik.resources.schema import (
+    AttributeSchema,
+    AttributesSchema,
+    AttributeType,
+    CacheMode,
+    PropertiesSchema,
+    PropertySchema,
+    SupportStatus,
+    Type,
+)
+
+SUCCESS = "SUCCESS"
+FAILURE = "FAILURE"
+_SIGNAL_KEYS = frozenset({"data", "reason", "status", "id"})
+SIGNAL_TRANSPORTS = (
+    "CFN_SIGNAL",
+    "TEMP_URL_SIGNAL",
+    "HEAT_SIGNAL",
+    "NO_SIGNAL",
+    "ZAQAR_SIGNAL",
+    "TOKEN_SIGNAL",
+)
+
+
+def normalise_signal(data: Any, received: int) -> tuple[str, dict[str, Any]]:
+    """Complete a signal sent to a handle and check its shape.
+
+    Missing keys default as Heat defaults them: success, ``Signal <n> received``, no data, and
+    the signal's sequence number as id.
+
+    Args:
+        data: the signal body (``None`` for an empty signal).
+        received: how many signals the handle holds already.
+
+    Returns:
+        The signal id and the entry to store under it (status, reason, data).
+
+    Raises:
+        InvalidSignal: the body is not a map, has unknown keys, or a bad status.
+    """
+    if data is not None and not isinstance(data, Mapping):
+        raise InvalidSignal("Metadata format invalid")
+    number = received + 1
+    entry = {"reason": f"Signal {number} received", "data": None, "id": number, "status": SUCCESS}
+    entry.update(data or {})
+    if set(entry) != _SIGNAL_KEYS or entry["status"] not in (SUCCESS, FAILURE):
+        raise InvalidSignal("Metadata format invalid")
+    signal_id = str(entry.pop("id"))
+    return signal_id, entry
+
+
+def signal_reason(entry: Mapping[str, Any]) -> str:
+    """The event reason recorded for a handled signal."""
+    return f"status:{entry['status']} reason:{entry['reason']}"
+
+
+def judge_signals(signals: Mapping[str, Mapping[str, Any]], count: int, timed_out: bool) -> bool:
+    """Whether a wait condition is satisfied by the signals its handle holds.
+
+    Raises:
+        PluginError: a failure was signalled (the failure reasons), or the wait timed out
+            (``<n> of <count> received`` with the success reasons).
+    """
+    failures = [s["reason"] for s in signals.values() if s["status"] != SUCCESS]
+    if failures:
+        raise PluginError(";".join(failures))
+    if len(signals) >= count:
+        return True
+    if timed_out:
+        reasons = [s["reason"] for s in signals.values()]
+        message = f"{len(reasons)} of {count} received"
+        raise PluginError(f"{message} - {';'.join(reasons)}" if reasons else message)
+    return False
+
+
+class WaitCondition(PendingPlugin):
+    """``OS::Heat::WaitCondition``: waits for ``count`` success signals on a handle."""
+
+    support_status = SupportStatus(version="2014.2")
+    properties_schema: ClassVar[PropertiesSchema] = {
+        "handle": PropertySchema(
+            Type.STRING, "Reference to the handle that receives the signals.", required=True
+        ),
+        "timeout": PropertySchema(
+            Type.NUMBER,
+            "Seconds to wait for the signals.",
+            required=True,
+            constraints=(Range(1, 43200),),
+        ),
+        "count": PropertySchema(
+            Type.INTEGER,
+            "How many success signals complete the wait.",
+            default=1,
+            constraints=(Range(min=1),),
+            update_allowed=True,
+        ),
+    }
+    attributes_schema: ClassVar[AttributesSchema] = {
+        "data": AttributeSchema(
+            "JSON map of signal id to the data sent with it.",
+            type=AttributeType.STRING,
+            cache_mode=CacheMode.NONE,
+        ),
+    }
+
+
+def _handle_attribute(description: str) -> AttributeSchema:
+    return AttributeSchema(description, type=AttributeType.STRING, cache_mode=CacheMode.NONE)
+
+
+class WaitConditionHandle(PendingPlugin):
+    """``OS::Heat::WaitConditionHandle``: receives signals for a wait condition."""
+
+    support_status = SupportStatus(version="2014.2")
+    takes_signals = True
+    properties_schema: ClassVar[PropertiesSchema] = {
+        "signal_transport": PropertySchema(
+            Type.STRING,
+            "How the signaller reaches the handle (TOKEN_SIGNAL posts to the engine API with a "
+            "token; NO_SIGNAL completes without any signal).",
+            default="TOKEN_SIGNAL",
+            constraints=(AllowedValues(SIGNAL_TRANSPORTS),),
+            support_status=SupportStatus(version="6.0.0"),
+        ),
+    }
+    attributes_schema: ClassVar[AttributesSchema] = {
+        "token": _handle_attribute("Token to signal with (TOKEN_SIGNAL only)."),
+        "endpoint": _handle_attribute("URL to signal (TOKEN_SIGNAL only)."),
+        "curl_cli": _handle_attribute("A curl command prefix that signals (TOKEN_SIGNAL only)."),
+        "signal": _handle_attribute("JSON map of what a signaller needs for the transport."),
+    }
+
+
+class UpdateWaitConditionHandle(PendingPlugin):
+    """``OS::Heat::UpdateWaitConditionHandle``: a CFN-style handle replaced on every update,
+    so every stack update waits for fresh signals.
+    """
+
+    support_status = SupportStatus(version="2014.1")
+    takes_signals = True
+
+    def needs_replacement(
+        self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]
+    ) -> NeedsReplacement | None:
+        """Always: a new handle per update."""
+        return NeedsReplacement("a new handle is made on every update")
