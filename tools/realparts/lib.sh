@@ -37,17 +37,17 @@ rp_python() {
     "${PYTHON:-python3}" -c 'import sys; print(sys.executable)'
 }
 
-# rp_uv: print the path of a pinned uv, installing it into .venv-uv on first use.
+# rp_uv: print the path of a pinned uv, installing it into .venv-uv on first use (a plain
+# --target install: uv is one binary and needs no venv of its own).
 rp_uv() {
-    local venv=$RP_ROOT/.venv-uv lock=$RP_DIR/requirements/uv.txt log=$RP_STATE/install-uv.log
-    if ! cmp -s "$lock" "$venv/.lock" 2> /dev/null; then
+    local dir=$RP_ROOT/.venv-uv lock=$RP_DIR/requirements/uv.txt log=$RP_STATE/install-uv.log
+    if ! cmp -s "$lock" "$dir/.lock" 2> /dev/null; then
         mkdir -p "$RP_STATE"
-        rm -rf "$venv"
-        rp_quiet "$log" "$(rp_python)" -m venv "$venv"
-        rp_quiet "$log" "$venv/bin/pip" install -q --require-hashes -r "$lock"
-        cp "$lock" "$venv/.lock"
+        rm -rf "$dir"
+        rp_quiet "$log" "$(rp_python)" -m pip install -q --require-hashes --target "$dir" -r "$lock"
+        cp "$lock" "$dir/.lock"
     fi
-    echo "$venv/bin/uv"
+    echo "$dir/bin/uv"
 }
 
 # rp_venv NAME: make sure .venv-NAME matches requirements/NAME.txt; print its path.
