@@ -8,7 +8,8 @@ set -euo pipefail
 rp_uv > /dev/null # once, before the steps below need it at the same time
 pids=()
 for step in swift-up zaqar-up agent-setup; do
-    "$RP_ROOT/tools/$step.sh" > /dev/null &
+    # A second try covers a free port taken by someone else between choosing and binding it.
+    { "$RP_ROOT/tools/$step.sh" || "$RP_ROOT/tools/$step.sh"; } > /dev/null &
     pids+=($!)
 done
 failed=0
