@@ -57,8 +57,8 @@ write_configs() {
 
 start() {
     "$RP_ROOT/tools/swift-down.sh" 2> /dev/null
-    rm -rf "$state"
     local devices=${THERMIK_SWIFT_DEVICES:-$state/devices} s
+    rm -rf "$state" "$devices/d1"
     mkdir -p "$state/etc" "$state/run" "$state/log" "$devices/d1"
     check_xattrs "$devices/d1"
     read -r 'port[proxy]' 'port[account]' 'port[container]' 'port[object]' <<< "$(rp_free_ports 4)"
