@@ -10,4 +10,17 @@ fi
 echo "== ruff"; .venv/bin/ruff check thermik tests bench tools
 echo "== ruff format"; .venv/bin/ruff format --check thermik tests bench tools
 echo "== mypy"; .venv/bin/mypy
+# The functional tests need real Swift, Zaqar and the guest agent: CI (or THERMIK_REAL_SERVICES=1)
+# starts them here for the run and stops them at exit; otherwise the tests use what
+# tools/services-up.sh started, or skip saying so.
+if [ -n "${CI:-}" ] || [ "${THERMIK_REAL_SERVICES:-}" = 1 ]; then
+    echo "== real services"
+    trap 'tools/services-down.sh' EXIT
+    tools/services-up.sh
+    for service in swift zaqar agent; do
+        . "${THERMIK_STATE_DIR:-.state}/$service.env"
+    done
+else
+    echo "== real services: not started (THERMIK_REAL_SERVICES=1 or tools/services-up.sh does)"
+fi
 echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider "$@"

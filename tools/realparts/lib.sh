@@ -1,0 +1,148 @@
+# Shell helpers shared by the tools that install, start and stop the real services (Swift, Zaqar,
+# the os-collect-config agent) on loopback. Source it; it defines functions and these variables:
+#   RP_ROOT   the repository root
+#   RP_STATE  where running services keep config, data, logs, pids and env files
+#             ($THERMIK_STATE_DIR, default $RP_ROOT/.state)
+# Every venv lives at $RP_ROOT/.venv-<name> and is rebuilt only when its lock file changes.
+
+RP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+RP_STATE=${THERMIK_STATE_DIR:-$RP_ROOT/.state}
+RP_DIR=$RP_ROOT/tools/realparts
+RP_TAG=${RP_TAG:-$(basename "$0" .sh)}
+RP_T0=$EPOCHREALTIME
+# uv never downloads an interpreter: the venvs use the machine's Python.
+export UV_PYTHON_DOWNLOADS=never
+
+rp_log() {
+    local ms=$(( (${EPOCHREALTIME/./} - ${RP_T0/./}) / 1000 ))
+    printf '[%s %d.%03ds] %s\n' "$RP_TAG" $((ms / 1000)) $((ms % 1000)) "$*" >&2
+}
+
+rp_die() {
+    rp_log "ERROR: $*"
+    exit 1
+}
+
+# rp_quiet LOG CMD...: run CMD with its output in LOG, shown only when it fails.
+rp_quiet() {
+    local log=$1
+    shift
+    if ! "$@" > "$log" 2>&1; then
+        cat "$log" >&2
+        rp_die "failed: $* (log: $log)"
+    fi
+}
+
+rp_python() {
+    "${PYTHON:-python3}" -c 'import sys; print(sys.executable)'
+}
+
+# rp_uv: print the path of a pinned uv, installing it into .venv-uv on first use (a plain
+# --target install: uv is one binary and needs no venv of its own).
+rp_uv() {
+    local dir=$RP_ROOT/.venv-uv lock=$RP_DIR/requirements/uv.txt log=$RP_STATE/install-uv.log
+    if ! cmp -s "$lock" "$dir/.lock" 2> /dev/null; then
+        mkdir -p "$RP_STATE"
+        rm -rf "$dir"
+        rp_quiet "$log" "$(rp_python)" -m pip install -q --require-hashes --target "$dir" -r "$lock"
+        cp "$lock" "$dir/.lock"
+    fi
+    echo "$dir/bin/uv"
+}
+
+# rp_venv NAME: make sure .venv-NAME matches requirements/NAME.txt; print its path.
+rp_venv() {
+    local name=$1
+    local venv=$RP_ROOT/.venv-$name lock=$RP_DIR/requirements/$name.txt
+    local log=$RP_STATE/install-$name.log uv
+    if ! cmp -s "$lock" "$venv/.lock" 2> /dev/null; then
+        rp_log "installing .venv-$name from $(basename "$lock")"
+        mkdir -p "$RP_STATE"
+        uv=$(rp_uv)
+        rm -rf "$venv"
+        rp_quiet "$log" "$uv" venv -q --python "$(rp_python)" "$venv"
+        VIRTUAL_ENV=$venv rp_quiet "$log" "$uv" pip install -q --require-hashes -r "$lock"
+        cp "$lock" "$venv/.lock"
+        rp_log ".venv-$name ready"
+    fi
+    echo "$venv"
+}
+
+# rp_free_ports N: print N distinct loopback TCP ports that are free right now.
+rp_free_ports() {
+    "$(rp_python)" - "$1" <<'PY'
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+PY
+}
+
+# rp_random_key: print a fresh random token usable in config files and URLs.
+rp_random_key() {
+    od -An -tx1 -N16 /dev/urandom | tr -d ' \n'
+}
+
+# rp_render TEMPLATE OUT KEY=VALUE...: copy TEMPLATE to OUT replacing every @KEY@ by VALUE.
+rp_render() {
+    local template=$1 out=$2
+    shift 2
+    local args=() pair
+    for pair in "$@"; do
+        args+=(-e "s|@${pair%%=*}@|${pair#*=}|g")
+    done
+    sed "${args[@]}" "$template" > "$out"
+    if grep -q '@[A-Z_]*@' "$out"; then
+        rp_die "unfilled placeholder in $out: $(grep -o '@[A-Z_]*@' "$out" | head -1)"
+    fi
+}
+
+# rp_alive PIDFILE MARK: the pid in PIDFILE runs (a zombie does not count: PID 1 here may reap
+# late) and its command line contains MARK (so a recycled pid is never taken for ours).
+rp_alive() {
+    local pid stat
+    pid=$(cat "$1" 2>/dev/null) || return 1
+    stat=$(ps -o stat= -p "$pid" 2>/dev/null) || return 1
+    [ -n "$stat" ] && [ "${stat#Z}" = "$stat" ] || return 1
+    tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$2"
+}
+
+# rp_spawn PIDFILE LOG CMD...: start CMD detached from our session, remember its pid.
+rp_spawn() {
+    local pidfile=$1 log=$2
+    shift 2
+    setsid "$@" > "$log" 2>&1 < /dev/null &
+    echo $! > "$pidfile"
+}
+
+# rp_stop PIDFILE MARK: stop the process (TERM, then KILL after 5 s) and remove PIDFILE.
+rp_stop() {
+    local pidfile=$1 mark=$2 pid i
+    if rp_alive "$pidfile" "$mark"; then
+        pid=$(cat "$pidfile")
+        kill -TERM "$pid" 2>/dev/null || true
+        for i in $(seq 50); do
+            rp_alive "$pidfile" "$mark" || break
+            sleep 0.1
+        done
+        if rp_alive "$pidfile" "$mark"; then
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    fi
+    rm -f "$pidfile"
+}
+
+# rp_wait_http URL CODE SECONDS PIDFILE MARK [CURL_ARGS...]: wait until URL answers CODE; give up
+# early when the server process died.
+rp_wait_http() {
+    local url=$1 want=$2 seconds=$3 pidfile=$4 mark=$5 code i
+    shift 5
+    for i in $(seq $((seconds * 10))); do
+        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$@" "$url" || true)
+        [ "$code" = "$want" ] && return 0
+        rp_alive "$pidfile" "$mark" || return 1
+        sleep 0.1
+    done
+    return 1
+}
