@@ -15,7 +15,20 @@ import falcon
 from thermik import errors
 from thermik.api import auth, body, faults
 from thermik.api.boundary import OrchestrationService
-from thermik.api.v1 import build_info, stack_documents, stacks, versions
+from thermik.api.v1 import (
+    actions,
+    build_info,
+    events,
+    outputs,
+    resource_types,
+    resources,
+    snapshots,
+    software,
+    stack_documents,
+    stacks,
+    validate,
+    versions,
+)
 from thermik.api.v1.endpoint import Deps, Route
 from thermik.conf.settings import ApiSettings, LimitSettings
 
@@ -24,6 +37,14 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
     versions,
     stacks,
     stack_documents,
+    outputs,
+    actions,
+    resources,
+    events,
+    snapshots,
+    validate,
+    resource_types,
+    software,
     build_info,
 )
 

@@ -1,0 +1,88 @@
+"""Snapshots of a stack: create, list, show, delete, restore."""
+
+from __future__ import annotations
+
+import falcon
+
+from thermik.api import body, fields, formatting, responses
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, identity
+
+SNAPSHOT = STACK + "/snapshots/{snapshot_id}"
+
+
+class Snapshots(Endpoint):
+    """``/stacks/{name}/{id}/snapshots``."""
+
+    def on_post(
+        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
+    ) -> None:
+        """Snapshot the stack (``{"name": ...}`` or no body): the snapshot, not wrapped."""
+        document = body.read_object(req, self.limits.max_json_body_size, required=False)
+        view = self.service.create_snapshot(
+            context_of(req),
+            identity(stack_name, stack_id),
+            fields.optional_string(document, "name"),
+        )
+        responses.json(resp, formatting.snapshot(view))
+
+    def on_get(
+        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
+    ) -> None:
+        """List snapshots."""
+        views = self.service.list_snapshots(context_of(req), identity(stack_name, stack_id))
+        responses.json(resp, {"snapshots": [formatting.snapshot(view) for view in views]})
+
+
+class Snapshot(Endpoint):
+    """``/stacks/{name}/{id}/snapshots/{snapshot_id}``."""
+
+    def on_get(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        stack_name: str,
+        stack_id: str,
+        snapshot_id: str,
+    ) -> None:
+        """Show a snapshot."""
+        view = self.service.show_snapshot(
+            context_of(req), identity(stack_name, stack_id), snapshot_id
+        )
+        responses.json(resp, {"snapshot": formatting.snapshot(view)})
+
+    def on_delete(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        stack_name: str,
+        stack_id: str,
+        snapshot_id: str,
+    ) -> None:
+        """Delete a snapshot: 204."""
+        self.service.delete_snapshot(context_of(req), identity(stack_name, stack_id), snapshot_id)
+        responses.empty(resp, status=204)
+
+
+class Restore(Endpoint):
+    """``.../snapshots/{snapshot_id}/restore``."""
+
+    def on_post(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        stack_name: str,
+        stack_id: str,
+        snapshot_id: str,
+    ) -> None:
+        """Start restoring the stack: 202."""
+        self.service.restore_snapshot(context_of(req), identity(stack_name, stack_id), snapshot_id)
+        responses.empty(resp, status=202)
+
+
+def routes(deps: Deps) -> list[Route]:
+    """Routes of this module."""
+    return [
+        Route(STACK + "/snapshots", Snapshots(deps)),
+        Route(SNAPSHOT, Snapshot(deps)),
+        Route(SNAPSHOT + "/restore", Restore(deps)),
+    ]
