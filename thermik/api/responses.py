@@ -6,6 +6,7 @@ heatclient ignores bodies of any other content type, so this is the only way bod
 from __future__ import annotations
 
 import datetime
+import http
 import json as jsonlib
 from typing import Any
 
@@ -43,14 +44,25 @@ def json(resp: falcon.Response, document: Any, *, status: int = 200) -> None:
     resp.text = dumps(document)
 
 
-def empty(resp: falcon.Response, *, status: int) -> None:
-    """Answer ``status`` without a body (202, 204)."""
-    resp.status = status
+def status_document(status: int, message: str) -> dict[str, str]:
+    """The small JSON body webob gives Heat's 202 and 302 answers (openstacksdk decodes it)."""
+    title = http.HTTPStatus(status).phrase
+    return {"code": f"{status} {title}", "title": title, "message": message}
+
+
+def accepted(resp: falcon.Response) -> None:
+    """Answer 202: the operation was started."""
+    json(resp, status_document(202, "The request is accepted for processing."), status=202)
+
+
+def no_content(resp: falcon.Response) -> None:
+    """Answer 204 without a body."""
+    resp.status = 204
     resp.text = None
 
 
 def redirect(resp: falcon.Response, location: str) -> None:
     """Answer 302 to the absolute ``location``; clients re-send the same method and body."""
-    resp.status = 302
+    message = f"The resource was found at {location}; you should be redirected automatically."
+    json(resp, status_document(302, message), status=302)
     resp.location = location
-    resp.text = None

@@ -85,7 +85,7 @@ def make_stack(client: falcon.testing.TestClient) -> StackMaker:
 def live_api(service: MemoryService, limits: LimitSettings) -> Iterator[str]:
     """The app on a free loopback port, served by threads; yields ``http://127.0.0.1:P``."""
     server = make_server(make_app(service, ApiSettings(), limits=limits), "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -322,6 +322,8 @@ def test_lookup_redirects_every_method(
     )
     assert result.status_code == 302
     assert result.headers["location"] == f"{HOST}{canonical}?resolve_outputs=False"
+    assert result.headers["content-type"] == "application/json"
+    assert result.json["code"] == "302 Found"
 
 
 @pytest.mark.parametrize(
@@ -406,6 +408,8 @@ def test_put_replaces(
     template = {**TEMPLATE, "resources": {"only": {"type": "OS::Heat::None"}}}
     result = client.simulate_put(canonical, json={"template": template, "parameters": {}})
     assert result.status_code == 202
+    assert result.headers["content-type"] == "application/json"
+    assert result.json["code"] == "202 Accepted"
     (stack,) = service.stacks.values()
     assert set(stack.resources) == {"only"}
     assert stack.parameters["flavor"] == "m1.small"

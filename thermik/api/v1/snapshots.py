@@ -60,7 +60,7 @@ class Snapshot(Endpoint):
     ) -> None:
         """Delete a snapshot: 204."""
         self.service.delete_snapshot(context_of(req), identity(stack_name, stack_id), snapshot_id)
-        responses.empty(resp, status=204)
+        responses.no_content(resp)
 
 
 class Restore(Endpoint):
@@ -76,7 +76,7 @@ class Restore(Endpoint):
     ) -> None:
         """Start restoring the stack: 202."""
         self.service.restore_snapshot(context_of(req), identity(stack_name, stack_id), snapshot_id)
-        responses.empty(resp, status=202)
+        responses.accepted(resp)
 
 
 def routes(deps: Deps) -> list[Route]:

@@ -80,7 +80,7 @@ class SoftwareConfig(Endpoint):
     def on_delete(self, req: falcon.Request, resp: falcon.Response, config_id: str) -> None:
         """Delete a config: 204."""
         self.service.delete_software_config(context_of(req), config_id)
-        responses.empty(resp, status=204)
+        responses.no_content(resp)
 
 
 class SoftwareDeployments(Endpoint):
@@ -118,7 +118,7 @@ class SoftwareDeployment(Endpoint):
     def on_delete(self, req: falcon.Request, resp: falcon.Response, deployment_id: str) -> None:
         """Delete a deployment: 204."""
         self.service.delete_software_deployment(context_of(req), deployment_id)
-        responses.empty(resp, status=204)
+        responses.no_content(resp)
 
 
 class ServerMetadata(Endpoint):

@@ -136,7 +136,7 @@ class Stack(Endpoint):
         document = body.read_object(req, self.limits.max_json_body_size)
         update = stack_update(document, existing=existing)
         self.service.update_stack(ctx, identity(*stack), update)
-        responses.empty(resp, status=202)
+        responses.accepted(resp)
 
     def on_put(
         self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
@@ -155,7 +155,7 @@ class Stack(Endpoint):
     ) -> None:
         """Delete a stack: 204."""
         self.service.delete_stack(context_of(req), identity(stack_name, stack_id))
-        responses.empty(resp, status=204)
+        responses.no_content(resp)
 
 
 class StackUpdatePreview(Endpoint):
