@@ -21,6 +21,9 @@ class ThreadingWSGIServer(socketserver.ThreadingMixIn, simple_server.WSGIServer)
 
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 drops connections under a burst of clients, which
+    # then wait a whole SYN retransmission (a second) before trying again.
+    request_queue_size = 128
 
 
 class LoggingHandler(simple_server.WSGIRequestHandler):

@@ -11,7 +11,7 @@ import falcon
 from thermik import errors
 from thermik.api import body, responses
 from thermik.api.boundary import StackAction
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, identity
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, stack_of
 
 _NAMES = ", ".join(action.value for action in StackAction)
 
@@ -34,12 +34,10 @@ def parse_action(document: dict[str, object]) -> StackAction:
 class Actions(Endpoint):
     """Stack actions."""
 
-    def on_post(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_post(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Start the named action."""
         action = parse_action(body.read_object(req, self.limits.max_json_body_size))
-        self.service.stack_action(context_of(req), identity(stack_name, stack_id), action)
+        self.service.stack_action(context_of(req), stack_of(path), action)
         responses.json(resp, None)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
 import falcon
 
@@ -53,9 +54,9 @@ def links_for(req: falcon.Request, ctx: RequestContext) -> Links:
     return Links(root=req.forwarded_prefix + "/v1", tenant=ctx.tenant)
 
 
-def identity(stack_name: str, stack_id: str) -> StackIdentity:
-    """The stack addressed by a canonical path."""
-    return StackIdentity(name=stack_name, id=stack_id)
+def stack_of(path: Mapping[str, str]) -> StackIdentity:
+    """The stack addressed by the ``{stack_name}/{stack_id}`` fields of a canonical path."""
+    return StackIdentity(name=path["stack_name"], id=path["stack_id"])
 
 
-__all__ = ["STACK", "Deps", "Endpoint", "Route", "context_of", "identity", "links_for"]
+__all__ = ["STACK", "Deps", "Endpoint", "Route", "context_of", "links_for", "stack_of"]

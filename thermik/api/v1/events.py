@@ -7,7 +7,7 @@ import falcon
 from thermik.api import formatting, responses
 from thermik.api.boundary import EventQuery
 from thermik.api.query import Query
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, identity, links_for
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, links_for, stack_of
 from thermik.api.v1.resources import RESOURCE
 
 EVENT_FILTERS = ("resource_action", "resource_status", "resource_name", "resource_type")
@@ -29,57 +29,31 @@ def event_query(query: Query, resource_name: str | None) -> EventQuery:
     )
 
 
-class StackEvents(Endpoint):
-    """``/stacks/{name}/{id}/events``: summaries of every event of the stack."""
+class Events(Endpoint):
+    """``/stacks/{name}/{id}/events``: summaries of every event of the stack; below
+    ``.../resources/{resource_name}/events``: every field of that resource's events (404 when
+    it has none, as in Heat)."""
 
-    def on_get(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """List events."""
         ctx = context_of(req)
-        query = event_query(Query(req), None)
-        views = self.service.list_events(ctx, identity(stack_name, stack_id), query)
-        links = links_for(req, ctx)
-        events = [formatting.event(view, links, detail=False) for view in views]
-        responses.json(resp, {"events": events})
-
-
-class ResourceEvents(Endpoint):
-    """``.../resources/{resource_name}/events``: every field of the resource's events."""
-
-    def on_get(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        stack_name: str,
-        stack_id: str,
-        resource_name: str,
-    ) -> None:
-        """List the resource's events (404 when it has none, as in Heat)."""
-        ctx = context_of(req)
+        resource_name = path.get("resource_name")
         query = event_query(Query(req), resource_name)
-        views = self.service.list_events(ctx, identity(stack_name, stack_id), query)
+        views = self.service.list_events(ctx, stack_of(path), query)
         links = links_for(req, ctx)
-        events = [formatting.event(view, links, detail=True) for view in views]
+        detail = resource_name is not None
+        events = [formatting.event(view, links, detail=detail) for view in views]
         responses.json(resp, {"events": events})
 
 
 class Event(Endpoint):
     """``.../resources/{resource_name}/events/{event_id}``."""
 
-    def on_get(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        stack_name: str,
-        stack_id: str,
-        resource_name: str,
-        event_id: str,
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show one event."""
         ctx = context_of(req)
         view = self.service.show_event(
-            ctx, identity(stack_name, stack_id), resource_name, event_id
+            ctx, stack_of(path), path["resource_name"], path["event_id"]
         )
         event = formatting.event(view, links_for(req, ctx), detail=True)
         responses.json(resp, {"event": event})
@@ -88,7 +62,7 @@ class Event(Endpoint):
 def routes(deps: Deps) -> list[Route]:
     """Routes of this module."""
     return [
-        Route(STACK + "/events", StackEvents(deps)),
-        Route(RESOURCE + "/events", ResourceEvents(deps)),
+        Route(STACK + "/events", Events(deps)),
+        Route(RESOURCE + "/events", Events(deps)),
         Route(RESOURCE + "/events/{event_id}", Event(deps)),
     ]

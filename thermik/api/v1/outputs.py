@@ -5,35 +5,24 @@ from __future__ import annotations
 import falcon
 
 from thermik.api import formatting, responses
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, identity
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, stack_of
 
 
 class Outputs(Endpoint):
     """``/stacks/{name}/{id}/outputs``."""
 
-    def on_get(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """List output keys and descriptions."""
-        views = self.service.list_outputs(context_of(req), identity(stack_name, stack_id))
+        views = self.service.list_outputs(context_of(req), stack_of(path))
         responses.json(resp, {"outputs": [formatting.output_summary(view) for view in views]})
 
 
 class Output(Endpoint):
     """``/stacks/{name}/{id}/outputs/{output_key}``."""
 
-    def on_get(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        stack_name: str,
-        stack_id: str,
-        output_key: str,
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show one output with its value (or ``output_error``)."""
-        view = self.service.show_output(
-            context_of(req), identity(stack_name, stack_id), output_key
-        )
+        view = self.service.show_output(context_of(req), stack_of(path), path["output_key"])
         responses.json(resp, {"output": formatting.output(view)})
 
 

@@ -8,7 +8,7 @@ from thermik import errors
 from thermik.api import body, fields, formatting, responses
 from thermik.api.boundary import ResourceQuery
 from thermik.api.query import Query
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, identity, links_for
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, links_for, stack_of
 
 RESOURCE = STACK + "/resources/{resource_name}"
 RESOURCE_FILTERS = ("type", "status", "name", "action", "id", "physical_resource_id")
@@ -28,13 +28,11 @@ def resource_query(query: Query) -> ResourceQuery:
 class Resources(Endpoint):
     """``/stacks/{name}/{id}/resources``."""
 
-    def on_get(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """List resources, down into nested stacks to ``nested_depth``."""
         ctx = context_of(req)
         query = resource_query(Query(req))
-        views = self.service.list_resources(ctx, identity(stack_name, stack_id), query)
+        views = self.service.list_resources(ctx, stack_of(path), query)
         document = formatting.resources(views, links_for(req, ctx), detail=query.with_detail)
         responses.json(resp, {"resources": document})
 
@@ -42,33 +40,19 @@ class Resources(Endpoint):
 class Resource(Endpoint):
     """``/stacks/{name}/{id}/resources/{resource_name}``: show, mark unhealthy."""
 
-    def on_get(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        stack_name: str,
-        stack_id: str,
-        resource_name: str,
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show a resource with its attributes (``with_attr`` adds more)."""
         ctx = context_of(req)
         view = self.service.show_resource(
             ctx,
-            identity(stack_name, stack_id),
-            resource_name,
+            stack_of(path),
+            path["resource_name"],
             with_attr=Query(req).values("with_attr"),
         )
         document = formatting.resource(view, links_for(req, ctx), detail=True)
         responses.json(resp, {"resource": document})
 
-    def on_patch(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        stack_name: str,
-        stack_id: str,
-        resource_name: str,
-    ) -> None:
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """``{"mark_unhealthy": bool, "resource_status_reason": str}``: 200 ``null``."""
         document = body.read_object(req, self.limits.max_json_body_size)
         unhealthy = fields.boolean(document, "mark_unhealthy")
@@ -77,8 +61,8 @@ class Resource(Endpoint):
         reason = fields.optional_string(document, "resource_status_reason") or ""
         self.service.mark_resource_unhealthy(
             context_of(req),
-            identity(stack_name, stack_id),
-            resource_name,
+            stack_of(path),
+            path["resource_name"],
             unhealthy=unhealthy,
             reason=reason,
         )
@@ -88,17 +72,10 @@ class Resource(Endpoint):
 class Metadata(Endpoint):
     """``.../resources/{resource_name}/metadata``: the resource's metadata."""
 
-    def on_get(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        stack_name: str,
-        stack_id: str,
-        resource_name: str,
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show the metadata (a server's full document, which the heat collector polls)."""
         metadata = self.service.resource_metadata(
-            context_of(req), identity(stack_name, stack_id), resource_name
+            context_of(req), stack_of(path), path["resource_name"]
         )
         responses.json(resp, {"metadata": dict(metadata)})
 
@@ -106,18 +83,11 @@ class Metadata(Endpoint):
 class Signal(Endpoint):
     """``.../resources/{resource_name}/signal``: deliver a signal."""
 
-    def on_post(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        stack_name: str,
-        stack_id: str,
-        resource_name: str,
-    ) -> None:
+    def on_post(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Signal with the body as details (any JSON, or none): 200 ``null``."""
         details = body.read_json(req, self.limits.max_json_body_size)
         self.service.signal_resource(
-            context_of(req), identity(stack_name, stack_id), resource_name, details
+            context_of(req), stack_of(path), path["resource_name"], details
         )
         responses.json(resp, None)
 

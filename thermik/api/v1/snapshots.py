@@ -5,7 +5,7 @@ from __future__ import annotations
 import falcon
 
 from thermik.api import body, fields, formatting, responses
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, identity
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, stack_of
 
 SNAPSHOT = STACK + "/snapshots/{snapshot_id}"
 
@@ -13,69 +13,42 @@ SNAPSHOT = STACK + "/snapshots/{snapshot_id}"
 class Snapshots(Endpoint):
     """``/stacks/{name}/{id}/snapshots``."""
 
-    def on_post(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_post(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Snapshot the stack (``{"name": ...}`` or no body): the snapshot, not wrapped."""
         document = body.read_object(req, self.limits.max_json_body_size, required=False)
         view = self.service.create_snapshot(
             context_of(req),
-            identity(stack_name, stack_id),
+            stack_of(path),
             fields.optional_string(document, "name"),
         )
         responses.json(resp, formatting.snapshot(view))
 
-    def on_get(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """List snapshots."""
-        views = self.service.list_snapshots(context_of(req), identity(stack_name, stack_id))
+        views = self.service.list_snapshots(context_of(req), stack_of(path))
         responses.json(resp, {"snapshots": [formatting.snapshot(view) for view in views]})
 
 
 class Snapshot(Endpoint):
     """``/stacks/{name}/{id}/snapshots/{snapshot_id}``."""
 
-    def on_get(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        stack_name: str,
-        stack_id: str,
-        snapshot_id: str,
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show a snapshot."""
-        view = self.service.show_snapshot(
-            context_of(req), identity(stack_name, stack_id), snapshot_id
-        )
+        view = self.service.show_snapshot(context_of(req), stack_of(path), path["snapshot_id"])
         responses.json(resp, {"snapshot": formatting.snapshot(view)})
 
-    def on_delete(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        stack_name: str,
-        stack_id: str,
-        snapshot_id: str,
-    ) -> None:
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Delete a snapshot: 204."""
-        self.service.delete_snapshot(context_of(req), identity(stack_name, stack_id), snapshot_id)
+        self.service.delete_snapshot(context_of(req), stack_of(path), path["snapshot_id"])
         responses.no_content(resp)
 
 
 class Restore(Endpoint):
     """``.../snapshots/{snapshot_id}/restore``."""
 
-    def on_post(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        stack_name: str,
-        stack_id: str,
-        snapshot_id: str,
-    ) -> None:
+    def on_post(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Start restoring the stack: 202."""
-        self.service.restore_snapshot(context_of(req), identity(stack_name, stack_id), snapshot_id)
+        self.service.restore_snapshot(context_of(req), stack_of(path), path["snapshot_id"])
         responses.accepted(resp)
 
 

@@ -9,7 +9,7 @@ import falcon
 
 from thermik.api import responses
 from thermik.api.boundary import RequestContext, StackIdentity
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, identity
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, stack_of
 
 Reader = Callable[[RequestContext, StackIdentity], Mapping[str, Any]]
 
@@ -21,21 +21,17 @@ class StackDocument(Endpoint):
         super().__init__(deps)
         self._read = reader
 
-    def on_get(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show the document."""
-        responses.json(resp, dict(self._read(context_of(req), identity(stack_name, stack_id))))
+        responses.json(resp, dict(self._read(context_of(req), stack_of(path))))
 
 
 class Abandon(Endpoint):
     """``DELETE /stacks/{name}/{id}/abandon``: forget the stack, return its abandon document."""
 
-    def on_delete(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Abandon the stack."""
-        document = self.service.abandon_stack(context_of(req), identity(stack_name, stack_id))
+        document = self.service.abandon_stack(context_of(req), stack_of(path))
         responses.json(resp, dict(document))
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import falcon
 
 from thermik.api import body, formatting, responses
 from thermik.api.auth import require_admin
 from thermik.api.boundary import ListQuery, Page, StackView
 from thermik.api.query import Query
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, identity, links_for
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, links_for, stack_of
 from thermik.api.v1.stack_body import stack_request, stack_update
 
 STACK_FILTERS = ("id", "status", "name", "action", "tenant", "username", "owner_id")
@@ -118,43 +120,38 @@ class StackLookup(Endpoint):
 class Stack(Endpoint):
     """``/stacks/{name}/{id}``: show, update (PUT replaces, PATCH keeps), delete."""
 
-    def on_get(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show a stack (deleted ones too); ``resolve_outputs=false`` skips outputs."""
         ctx = context_of(req)
         resolve = Query(req).boolean("resolve_outputs", default=True)
-        view = self.service.show_stack(
-            ctx, identity(stack_name, stack_id), resolve_outputs=resolve
-        )
+        view = self.service.show_stack(ctx, stack_of(path), resolve_outputs=resolve)
         responses.json(resp, {"stack": formatting.stack_detail(view, links_for(req, ctx))})
 
     def _update(
-        self, req: falcon.Request, resp: falcon.Response, stack: tuple[str, str], existing: bool
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        path: Mapping[str, str],
+        existing: bool,
     ) -> None:
         ctx = context_of(req)
-        document = body.read_object(req, self.limits.max_json_body_size)
-        update = stack_update(document, existing=existing)
-        self.service.update_stack(ctx, identity(*stack), update)
+        update = stack_update(
+            body.read_object(req, self.limits.max_json_body_size), existing=existing
+        )
+        self.service.update_stack(ctx, stack_of(path), update)
         responses.accepted(resp)
 
-    def on_put(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_put(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Update, replacing template, parameters and environment: 202."""
-        self._update(req, resp, (stack_name, stack_id), existing=False)
+        self._update(req, resp, path, existing=False)
 
-    def on_patch(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Update, keeping whatever the body does not carry: 202."""
-        self._update(req, resp, (stack_name, stack_id), existing=True)
+        self._update(req, resp, path, existing=True)
 
-    def on_delete(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Delete a stack: 204."""
-        self.service.delete_stack(context_of(req), identity(stack_name, stack_id))
+        self.service.delete_stack(context_of(req), stack_of(path))
         responses.no_content(resp)
 
 
@@ -162,37 +159,43 @@ class StackUpdatePreview(Endpoint):
     """``/stacks/{name}/{id}/preview``: what an update would change."""
 
     def _preview(
-        self, req: falcon.Request, resp: falcon.Response, stack: tuple[str, str], existing: bool
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        path: Mapping[str, str],
+        existing: bool,
     ) -> None:
         ctx = context_of(req)
-        document = body.read_object(req, self.limits.max_json_body_size)
-        update = stack_update(document, existing=existing)
+        update = stack_update(
+            body.read_object(req, self.limits.max_json_body_size), existing=existing
+        )
         changes = self.service.preview_update(
-            ctx, identity(*stack), update, show_nested=Query(req).boolean("show_nested")
+            ctx,
+            stack_of(path),
+            update,
+            show_nested=Query(req).boolean("show_nested"),
         )
         links = links_for(req, ctx)
-        groups = ("added", "deleted", "replaced", "unchanged", "updated")
-        responses.json(
-            resp,
-            {
-                "resource_changes": {
-                    group: formatting.resources(getattr(changes, group), links, detail=True)
-                    for group in groups
-                }
-            },
-        )
+        groups = {
+            "added": changes.added,
+            "deleted": changes.deleted,
+            "replaced": changes.replaced,
+            "unchanged": changes.unchanged,
+            "updated": changes.updated,
+        }
+        document = {
+            group: formatting.resources(views, links, detail=True)
+            for group, views in groups.items()
+        }
+        responses.json(resp, {"resource_changes": document})
 
-    def on_put(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_put(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Preview a PUT update."""
-        self._preview(req, resp, (stack_name, stack_id), existing=False)
+        self._preview(req, resp, path, existing=False)
 
-    def on_patch(
-        self, req: falcon.Request, resp: falcon.Response, stack_name: str, stack_id: str
-    ) -> None:
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Preview a PATCH update."""
-        self._preview(req, resp, (stack_name, stack_id), existing=True)
+        self._preview(req, resp, path, existing=True)
 
 
 def routes(deps: Deps) -> list[Route]:
