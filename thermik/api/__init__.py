@@ -1,1 +1,1 @@
-"""api layer (see DESIGN)."""
+"""The Heat-v1-compatible REST API: a Falcon WSGI app over :mod:`thermik.api.boundary`."""

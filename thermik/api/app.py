@@ -1,0 +1,104 @@
+"""The WSGI application of the Heat-v1-compatible REST API.
+
+Routes are declared by the collection modules of :mod:`thermik.api.v1` (each has ``routes()``);
+this module only assembles them with the error mapping, the body limit and authentication.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from types import ModuleType
+from typing import Any
+
+import falcon
+
+from thermik import errors
+from thermik.api import auth, body, faults
+from thermik.api.boundary import OrchestrationService
+from thermik.api.v1 import (
+    actions,
+    build_info,
+    events,
+    outputs,
+    resource_types,
+    resources,
+    snapshots,
+    software,
+    stack_documents,
+    stacks,
+    validate,
+    versions,
+)
+from thermik.api.v1.endpoint import Deps, Route
+from thermik.conf.settings import ApiSettings, LimitSettings
+
+#: The modules declaring the API's routes.
+ROUTE_MODULES: tuple[ModuleType, ...] = (
+    versions,
+    stacks,
+    stack_documents,
+    outputs,
+    actions,
+    resources,
+    events,
+    snapshots,
+    validate,
+    resource_types,
+    software,
+    build_info,
+)
+
+
+class BodyLimit:
+    """Falcon middleware: 413 for a declared body length over the limit, before reading it."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Check ``Content-Length``."""
+        body.check_length(req, self._limit)
+
+
+def all_routes(deps: Deps) -> Iterator[Route]:
+    """Every route the API serves."""
+    for module in ROUTE_MODULES:
+        yield from module.routes(deps)
+
+
+def build_app(
+    service: OrchestrationService, contexts: auth.ContextFactory, limits: LimitSettings
+) -> falcon.App[falcon.Request, falcon.Response]:
+    """The Falcon application without any WSGI middleware around it."""
+    app = falcon.App()
+    app.add_middleware(auth.ContextMiddleware(contexts))
+    app.add_middleware(BodyLimit(limits.max_json_body_size))
+    app.req_options.strip_url_path_trailing_slash = True
+    app.req_options.auto_parse_qs_csv = False
+    faults.install(app)
+    for route in all_routes(Deps(service=service, limits=limits)):
+        app.add_route(route.path, route.responder)
+    return app
+
+
+def make_app(
+    service: OrchestrationService,
+    settings: ApiSettings,
+    *,
+    limits: LimitSettings,
+    keystone_conf: Mapping[str, Any] | None = None,
+) -> auth.WsgiApp:
+    """The API as a WSGI callable, authenticated as ``settings.auth_strategy`` says.
+
+    ``keystone_conf`` configures keystonemiddleware's auth_token when the strategy is
+    ``keystone`` (``{"oslo_config_config": conf}`` reads ``[keystone_authtoken]``).
+    """
+    if settings.auth_strategy == "noauth":
+        return build_app(service, auth.NoAuthContext(settings.static_token), limits)
+    if settings.auth_strategy == "keystone":
+        app = build_app(service, auth.KeystoneContext(), limits)
+        return auth.keystone_protected(app, keystone_conf or {}, versions.OPEN_PATHS)
+    raise errors.ConfigError(
+        f"api.auth_strategy: unknown strategy {settings.auth_strategy!r}, "
+        "expected noauth or keystone"
+    )

@@ -1,0 +1,145 @@
+"""Who is calling: a :class:`RequestContext` for every tenant-scoped request.
+
+Two strategies (``[api] auth_strategy``):
+
+* ``noauth`` trusts the tenant in the URL (``/v1/<tenant>/...``); with ``static_token`` set, every
+  request must carry it in ``X-Auth-Token`` (401 otherwise).
+* ``keystone`` puts keystonemiddleware's ``auth_token`` in front of the app; the identity headers
+  it sets are trusted (it strips client-sent ones), and the tenant in the URL must be the token's
+  project unless the caller is an admin (403).
+
+Tenant isolation itself is the service's job: it scopes every lookup by ``ctx.tenant``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
+
+import falcon
+
+from thermik import errors
+from thermik.api.boundary import RequestContext
+
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+ADMIN_ROLE = "admin"
+REQUEST_ID_HEADER = "x-openstack-request-id"
+
+
+class ContextFactory(Protocol):
+    """Builds the caller's context for a request addressed to ``tenant`` (or raises 401/403)."""
+
+    def __call__(self, req: falcon.Request, tenant: str, request_id: str) -> RequestContext:
+        """The context, or Unauthorized/Forbidden."""
+
+
+class NoAuthContext:
+    """Trust the tenant in the URL; optionally require one static token."""
+
+    def __init__(self, static_token: str | None = None) -> None:
+        self._static_token = static_token
+
+    def __call__(self, req: falcon.Request, tenant: str, request_id: str) -> RequestContext:
+        token = req.get_header("X-Auth-Token")
+        if self._static_token is not None and not (
+            token is not None
+            and hmac.compare_digest(token.encode("utf-8"), self._static_token.encode("utf-8"))
+        ):
+            raise errors.Unauthorized("Authentication required: missing or wrong X-Auth-Token")
+        return RequestContext(
+            tenant=tenant,
+            user=req.get_header("X-Auth-User"),
+            token=token,
+            request_id=request_id,
+        )
+
+
+class KeystoneContext:
+    """Read the identity keystonemiddleware established; the URL's tenant must match it."""
+
+    def __call__(self, req: falcon.Request, tenant: str, request_id: str) -> RequestContext:
+        if req.get_header("X-Identity-Status") != "Confirmed":
+            raise errors.Unauthorized("Authentication required")
+        roles = tuple(
+            role.strip() for role in (req.get_header("X-Roles") or "").split(",") if role.strip()
+        )
+        is_admin = ADMIN_ROLE in roles
+        project = req.get_header("X-Project-Id")
+        if project != tenant and not is_admin:
+            raise errors.Forbidden(f"Tenant {tenant!r} does not match the token's project")
+        return RequestContext(
+            tenant=tenant,
+            user=req.get_header("X-User-Id"),
+            roles=roles,
+            is_admin=is_admin,
+            token=req.get_header("X-Auth-Token"),
+            request_id=request_id,
+        )
+
+
+class ContextMiddleware:
+    """Falcon middleware: consumes the ``tenant_id`` route field and stores the context."""
+
+    def __init__(self, factory: ContextFactory) -> None:
+        self._factory = factory
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Give every request an id, echoed in ``x-openstack-request-id``."""
+        req.context.request_id = "req-" + str(uuid.uuid4())
+        resp.set_header(REQUEST_ID_HEADER, req.context.request_id)
+
+    def process_resource(
+        self, req: falcon.Request, resp: falcon.Response, resource: object, params: dict[str, Any]
+    ) -> None:
+        """Build the caller's context for tenant-scoped routes."""
+        tenant = params.pop("tenant_id", None)
+        if resource is not None and tenant is not None:
+            req.context.thermik = self._factory(req, tenant, req.context.request_id)
+
+
+def context_of(req: falcon.Request) -> RequestContext:
+    """The caller's context stored by :class:`ContextMiddleware`."""
+    ctx = getattr(req.context, "thermik", None)
+    if not isinstance(ctx, RequestContext):
+        raise errors.Unauthorized("No tenant in the request path")
+    return ctx
+
+
+def require_admin(ctx: RequestContext, what: str) -> None:
+    """Forbidden unless the caller is an admin (Heat's ``context_is_admin`` policy)."""
+    if not ctx.is_admin:
+        raise errors.Forbidden(f"{what} is only allowed for administrators")
+
+
+class _UnauthenticatedPaths:
+    """Send the version documents around the auth middleware, as Heat's pipeline does."""
+
+    def __init__(self, protected: WsgiApp, open_app: WsgiApp, paths: frozenset[str]) -> None:
+        self._protected = protected
+        self._open = open_app
+        self._paths = paths
+
+    def __call__(
+        self, environ: dict[str, Any], start_response: Callable[..., Any]
+    ) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "") or "/"
+        app = self._open if path in self._paths else self._protected
+        return app(environ, start_response)
+
+
+def keystone_protected(
+    app: WsgiApp, keystone_conf: Mapping[str, Any], open_paths: frozenset[str]
+) -> WsgiApp:
+    """Wrap ``app`` in keystonemiddleware's auth_token, leaving ``open_paths`` unauthenticated.
+
+    ``keystone_conf`` is auth_token's configuration: option values, or
+    ``{"oslo_config_config": conf}`` to read ``[keystone_authtoken]`` from the service's config.
+    """
+    # Imported here: keystonemiddleware is heavy and only needed with this strategy.
+    from keystonemiddleware import auth_token  # noqa: PLC0415
+
+    protected = auth_token.AuthProtocol(app, dict(keystone_conf))
+    return _UnauthenticatedPaths(protected, app, open_paths)
