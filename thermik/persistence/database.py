@@ -103,7 +103,8 @@ class Database:
     def _guarded(self, run: Callable[[], T]) -> T:
         try:
             return run()
-        except ThermikError:
+        except (ThermikError, exc.IntegrityError):
+            # Integrity errors mean something to the caller (duplicate name, missing parent).
             raise
         except (exc.DBAPIError, exc.TimeoutError) as error:
             raise dberrors.translate(error, self.where) from error

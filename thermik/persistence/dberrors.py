@@ -17,6 +17,8 @@ _RETRY_MYSQL = frozenset({1205, 1213})
 _SCHEMA_SQLSTATES = frozenset({"42P01", "42703"})
 _SCHEMA_MYSQL = frozenset({1146, 1054})
 _SCHEMA_SQLITE = ("no such table", "no such column", "has no column named")
+# SQLite reports a damaged or foreign file as a generic DatabaseError.
+_UNUSABLE_SQLITE = ("file is not a database", "disk image is malformed")
 # PostgreSQL: unique_violation, foreign_key_violation. MySQL: duplicate key, FK child/parent.
 _UNIQUE = ("23505", 1062, "UNIQUE constraint failed")
 _FOREIGN = ("23503", 1451, 1452, "FOREIGN KEY constraint failed")
@@ -79,9 +81,11 @@ def translate(error: Exception, where: str) -> ThermikError:
             f"database {where} has no Thermik schema or an old one ({detail}); "
             "run 'thermik-manage db sync'"
         )
+    unusable = any(sign in detail for sign in _UNUSABLE_SQLITE)
     if (
         isinstance(error, exc.OperationalError | exc.InterfaceError)
         or error.connection_invalidated
+        or unusable
     ):
         return DatabaseUnavailable(f"database {where} is unavailable: {detail}")
     return StoreError(f"database {where}: {detail}")
