@@ -122,9 +122,11 @@ def check_the_database_holds_the_winner(
         assert store.get_resource(plan["lock"][number]).engine_id == won["lock", number]
         assert store.get_metadata_generation(f"server-{number}") == 1
         lease = store.get_lease(plan["lease"][number])
-        assert lease is not None and lease.engine_id == won["lease", number]
+        assert lease is not None
+        assert lease.engine_id == won["lease", number]
         taken = store.get_lease(plan["takeover"][number])
-        assert taken is not None and (taken.engine_id, taken.epoch) == (won["takeover", number], 2)
+        assert taken is not None
+        assert (taken.engine_id, taken.epoch) == (won["takeover", number], 2)
         assert store.get_stack_by_name("t1", f"contested-{number}").id == won["name", number]
         stack_id, resource_id, _ = plan["replace"][number]
         replacements = [r for r in store.list_resources(stack_id) if r.replaces == resource_id]
