@@ -518,3 +518,23 @@ def test_join_log_is_append_only_per_node(store: SqlStore) -> None:
     assert store.list_traversal_arrivals("T2") == arrivals[3:]
     with pytest.raises(StackNotFound):
         store.append_arrival("nope", arrivals[0])
+
+
+def test_state_change_and_its_event_commit_together(store: SqlStore) -> None:
+    stack = make_stack(store)
+    resource = store.create_resource(new_resource(stack))
+    started = NewEvent(stack.id, "server", "CREATE", "IN_PROGRESS", "started", "OS::Nova::Server")
+    key = store.lock_resource(resource.id, "e1", 0, event=started)
+    with pytest.raises(LockConflict):
+        store.lock_resource(resource.id, "e2", key, event=started)
+    done = NewEvent(stack.id, "server", "CREATE", "COMPLETE", "done", "OS::Nova::Server", "vm-1")
+    store.unlock_resource(resource.id, "e1", key, ResourceChanges(status="COMPLETE"), event=done)
+    events = store.list_events(EventQuery(stack.id))
+    assert [(e.resource_status, e.physical_resource_id) for e in events] == [
+        ("IN_PROGRESS", None),
+        ("COMPLETE", "vm-1"),
+    ]
+    orphan = NewEvent("no-such-stack", "server", "CREATE", "FAILED")
+    with pytest.raises(StackNotFound):
+        store.update_resource(resource.id, key + 1, ResourceChanges(status="FAILED"), event=orphan)
+    assert store.get_resource(resource.id).status == "COMPLETE"

@@ -119,7 +119,11 @@ class StackStore(abc.ABC):
 
 
 class ResourceStore(abc.ABC):
-    """Resource versions and their row lock (``engine_id``, ``atomic_key``) as in Heat."""
+    """Resource versions and their row lock (``engine_id``, ``atomic_key``) as in Heat.
+
+    Every guarded write raises ``LockConflict`` when the row is not as expected and
+    ``ResourceNotFound`` when it is gone.
+    """
 
     @abc.abstractmethod
     def create_resource(self, new: NewResource) -> Resource:
@@ -152,6 +156,8 @@ class ResourceStore(abc.ABC):
         engine_id: str,
         atomic_key: int,
         changes: ResourceChanges = NO_CHANGES,
+        *,
+        event: NewEvent | None = None,
     ) -> int:
         """Take the row lock of an unlocked row at ``atomic_key``; the new atomic key."""
 
@@ -162,6 +168,8 @@ class ResourceStore(abc.ABC):
         engine_id: str,
         atomic_key: int,
         changes: ResourceChanges = NO_CHANGES,
+        *,
+        event: NewEvent | None = None,
     ) -> int:
         """Release the lock ``engine_id`` holds at ``atomic_key`` (also: steal from the dead)."""
 
@@ -173,8 +181,13 @@ class ResourceStore(abc.ABC):
         changes: ResourceChanges,
         *,
         engine_id: str | None = None,
+        event: NewEvent | None = None,
     ) -> int:
-        """Change a row at ``atomic_key``: held by ``engine_id``, or unlocked when ``None``."""
+        """Change a row at ``atomic_key``: held by ``engine_id``, or unlocked when ``None``.
+
+        Like the lock and unlock, it appends ``event`` in the same transaction, so a state
+        change and the event reporting it are stored together or not at all.
+        """
 
     @abc.abstractmethod
     def delete_resource(self, resource_id: int) -> None:

@@ -28,12 +28,8 @@ SortDir = Literal["asc", "desc"]
 
 def changed_fields(changes: object) -> dict[str, Any]:
     """The fields of a ``*Changes`` dataclass that are not :data:`KEEP`, by name."""
-    assert dataclasses.is_dataclass(changes)
-    return {
-        f.name: getattr(changes, f.name)
-        for f in dataclasses.fields(changes)
-        if getattr(changes, f.name) is not KEEP
-    }
+    names: tuple[str, ...] = type(changes).__slots__  # type: ignore[attr-defined]
+    return {name: value for name in names if (value := getattr(changes, name)) is not KEEP}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 import uuid
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import Connection, Row, and_, delete, insert, select
@@ -14,14 +16,14 @@ from thermik.persistence.sql.base import SqlBase, check_length, reason
 from thermik.persistence.sql.tables import EVENT, JOIN_ARRIVAL
 from thermik.persistence.store import EventStore
 
-_INSERT_EVENT = insert(EVENT)
+INSERT_EVENT = insert(EVENT)
 _INSERT_ARRIVAL = insert(JOIN_ARRIVAL)
 _ARRIVALS = select(
     JOIN_ARRIVAL.c.traversal_id, JOIN_ARRIVAL.c.node, JOIN_ARRIVAL.c.sender, JOIN_ARRIVAL.c.payload
 )
 
 
-def _to_event(row: Row[Any]) -> Event:
+def _to_event(row: Row[Any] | SimpleNamespace) -> Event:
     return Event(
         id=row.uuid,
         stack_id=row.stack_id,
@@ -34,6 +36,23 @@ def _to_event(row: Row[Any]) -> Event:
         resource_properties=row.resource_properties,
         created_at=row.created_at,
     )
+
+
+def event_row(new: NewEvent, now: datetime.datetime) -> dict[str, Any]:
+    """The row of the event table that records ``new`` at ``now``."""
+    check_length("resource_name", new.resource_name, 255)
+    return {
+        "uuid": str(uuid.uuid4()),
+        "stack_id": new.stack_id,
+        "resource_name": new.resource_name,
+        "resource_action": new.resource_action,
+        "resource_status": new.resource_status,
+        "resource_status_reason": reason(new.resource_status_reason),
+        "resource_type": new.resource_type,
+        "physical_resource_id": new.physical_resource_id,
+        "resource_properties": new.resource_properties,
+        "created_at": now,
+    }
 
 
 def _no_stack(stack_id: str) -> Callable[[], StackNotFound]:
@@ -53,34 +72,11 @@ class SqlEvents(SqlBase, EventStore):
     """Events and join arrivals in SQL."""
 
     def append_event(self, new: NewEvent) -> Event:
-        check_length("resource_name", new.resource_name, 255)
-        row: dict[str, Any] = {
-            "uuid": str(uuid.uuid4()),
-            "stack_id": new.stack_id,
-            "resource_name": new.resource_name,
-            "resource_action": new.resource_action,
-            "resource_status": new.resource_status,
-            "resource_status_reason": reason(new.resource_status_reason),
-            "resource_type": new.resource_type,
-            "physical_resource_id": new.physical_resource_id,
-            "resource_properties": new.resource_properties,
-            "created_at": self._clock(),
-        }
+        row = event_row(new, self._clock())
         self._write_referring(
-            lambda conn: conn.execute(_INSERT_EVENT, row), _no_stack(new.stack_id)
+            lambda conn: conn.execute(INSERT_EVENT, row), _no_stack(new.stack_id)
         )
-        return Event(
-            id=row["uuid"],
-            stack_id=new.stack_id,
-            resource_name=new.resource_name,
-            resource_action=new.resource_action,
-            resource_status=new.resource_status,
-            resource_status_reason=row["resource_status_reason"],
-            resource_type=new.resource_type,
-            physical_resource_id=new.physical_resource_id,
-            resource_properties=new.resource_properties,
-            created_at=row["created_at"],
-        )
+        return _to_event(SimpleNamespace(**row))
 
     def list_events(self, query: EventQuery) -> list[Event]:
         if query.sort_dir not in ("asc", "desc"):

@@ -14,8 +14,15 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
 
 from thermik.errors import GenerationConflict, LockConflict, ResourceNotFound, StackNotFound
-from thermik.persistence.resource_values import NO_CHANGES, NewResource, Resource, ResourceChanges
+from thermik.persistence.resource_values import (
+    NO_CHANGES,
+    NewEvent,
+    NewResource,
+    Resource,
+    ResourceChanges,
+)
 from thermik.persistence.sql.base import SqlBase, check_length, new_id, reason
+from thermik.persistence.sql.events import INSERT_EVENT, event_row
 from thermik.persistence.sql.tables import RESOURCE
 from thermik.persistence.store import ResourceStore
 from thermik.persistence.values import JSON, changed_fields
@@ -124,6 +131,11 @@ def _no_stack(new: NewResource) -> Callable[[], StackNotFound]:
     )
 
 
+def _no_event_stack(event: NewEvent | None) -> StackNotFound:
+    stack = event.stack_id if event else "?"
+    return StackNotFound(f"stack {stack} of the event not found", stack=stack)
+
+
 class SqlResources(SqlBase, ResourceStore):
     """Resource versions in SQL."""
 
@@ -173,8 +185,10 @@ class SqlResources(SqlBase, ResourceStore):
         engine_id: str,
         atomic_key: int,
         changes: ResourceChanges = NO_CHANGES,
+        *,
+        event: NewEvent | None = None,
     ) -> int:
-        return self._guarded(_UNLOCKED, resource_id, None, atomic_key, changes, engine_id)
+        return self._guarded(_UNLOCKED, resource_id, None, atomic_key, changes, engine_id, event)
 
     def unlock_resource(
         self,
@@ -182,8 +196,10 @@ class SqlResources(SqlBase, ResourceStore):
         engine_id: str,
         atomic_key: int,
         changes: ResourceChanges = NO_CHANGES,
+        *,
+        event: NewEvent | None = None,
     ) -> int:
-        return self._guarded(_HELD, resource_id, engine_id, atomic_key, changes, None)
+        return self._guarded(_HELD, resource_id, engine_id, atomic_key, changes, None, event)
 
     def update_resource(
         self,
@@ -192,9 +208,10 @@ class SqlResources(SqlBase, ResourceStore):
         changes: ResourceChanges,
         *,
         engine_id: str | None = None,
+        event: NewEvent | None = None,
     ) -> int:
         stmt = _UNLOCKED if engine_id is None else _HELD
-        return self._guarded(stmt, resource_id, engine_id, atomic_key, changes, engine_id)
+        return self._guarded(stmt, resource_id, engine_id, atomic_key, changes, engine_id, event)
 
     def _guarded(
         self,
@@ -204,20 +221,25 @@ class SqlResources(SqlBase, ResourceStore):
         atomic_key: int,
         changes: ResourceChanges,
         new_holder: str | None,
+        event: NewEvent | None,
     ) -> int:
-        """Run one guarded UPDATE: ``holder`` expected, ``new_holder`` set; the new key."""
+        """One guarded UPDATE (``holder`` expected, ``new_holder`` set) and its event."""
         params = _columns(changes)
         params.update(engine_id=new_holder, atomic_key=atomic_key + 1, updated_at=self._clock())
         params.update(b_id=resource_id, b_key=atomic_key)
         if holder is not None:
             params["b_engine"] = holder
 
+        event_values = None if event is None else event_row(event, params["updated_at"])
+
         def work(conn: Connection) -> int:
             if conn.execute(stmt, params).rowcount != 1:
                 _lock_lost(conn, resource_id, holder, atomic_key)
+            if event_values is not None:
+                conn.execute(INSERT_EVENT, event_values)
             return atomic_key + 1
 
-        return self._db.write(work)
+        return self._write_referring(work, lambda: _no_event_stack(event))
 
     def delete_resource(self, resource_id: int) -> None:
         stmt = delete(RESOURCE).where(RESOURCE.c.id == resource_id)
