@@ -129,10 +129,7 @@ class Raw:
             sql = text if self.backend == "sqlite" else text.replace("?", "%s")
             returning = self.backend == "postgresql" and sql.startswith("INSERT INTO resource")
             cursor.execute(sql + " RETURNING id" if returning else sql, params)
-        if returning:
-            new_id = cursor.fetchone()[0]
-        else:
-            new_id = getattr(cursor, "lastrowid", None)
+        new_id = cursor.fetchone()[0] if returning else getattr(cursor, "lastrowid", None)
         if self.backend == "sqlite":
             cursor.execute("COMMIT")
         else:
@@ -222,11 +219,13 @@ def measure(backend: str, url: str, count: int) -> tuple[float, float]:
     via_raw: list[float] = []
     timed(lambda i: store_sequence(store, stack.id, template_id, i), range(-20, 0))
     timed(lambda i: raw.sequence(stack.id, template_id, i), range(-20, 0))
-    # Alternate blocks so that a noisy neighbour on the machine hits both sides alike.
-    for block in range(0, count, 50):
-        indices = range(block, min(block + 50, count))
-        via_store += timed(lambda i: store_sequence(store, stack.id, template_id, i), indices)
-        via_raw += timed(lambda i: raw.sequence(stack.id, template_id, i), indices)
+    # Interleave so that a noisy neighbour on the machine (a fsync storm, a busy core) hits
+    # both sides alike.
+    for i in range(count):
+        via_store += timed(
+            lambda i: store_sequence(store, stack.id, template_id, i), range(i, i + 1)
+        )
+        via_raw += timed(lambda i: raw.sequence(stack.id, template_id, i), range(i, i + 1))
     raw.conn.close()
     store.close()
     return statistics.median(via_store), statistics.median(via_raw)
