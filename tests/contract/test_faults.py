@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -161,73 +162,72 @@ def test_wrong_key_cannot_read_secrets(tmp_path: Path) -> None:
     keyless.close()
 
 
-@pytest.mark.parametrize("backend", SERVERS)
-def test_store_survives_dropped_connections(backend: str, tmp_path: Path) -> None:
+@pytest.fixture(params=SERVERS)
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str, Database]]:
+    """(backend, url, database) of a migrated scratch database on a server backend."""
+    backend: str = request.param
     require_backend(backend)
     with dbservers.scratch_database(backend, tmp_path) as url:
         db = Database(DatabaseSettings(url))
         migration.upgrade(db)
-        store = SqlStore(db, SecretBox(KEY))
-        make_stack(store, name="before")
-        kill = {
-            "postgresql": "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = :db AND pid <> pg_backend_pid()",
-            "mysql": "SELECT id FROM information_schema.processlist WHERE db = :db",
-        }[backend]
-        admin = Database(DatabaseSettings(dbservers.SERVER_URLS[backend]))
-
-        def terminate(conn: Connection) -> None:
-            name = make_url(url).database
-            for row in conn.execute(text(kill), {"db": name}).all():
-                if backend == "mysql":
-                    conn.exec_driver_sql(f"KILL {int(row[0])}")
-
-        admin.write(terminate)
-        admin.dispose()
-        make_stack(store, name="after")
+        yield backend, url, db
         db.dispose()
 
 
-@pytest.mark.parametrize("backend", SERVERS)
-def test_deadlock_is_retried_not_raised(backend: str, tmp_path: Path) -> None:
-    require_backend(backend)
-    with dbservers.scratch_database(backend, tmp_path) as url:
-        db = Database(DatabaseSettings(url))
-        migration.upgrade(db)
-        SqlStore(db, SecretBox(KEY)).register_engine("a", "h", "b", "t", 1)
-        SqlStore(db, SecretBox(KEY)).register_engine("b", "h", "b", "t", 1)
-        barrier = threading.Barrier(2, timeout=10)
-        attempts: list[str] = []
-        errors: list[BaseException] = []
+def test_store_survives_dropped_connections(server: tuple[str, str, Database]) -> None:
+    backend, url, db = server
+    store = SqlStore(db, SecretBox(KEY))
+    make_stack(store, name="before")
+    kill = {
+        "postgresql": "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE datname = :db AND pid <> pg_backend_pid()",
+        "mysql": "SELECT id FROM information_schema.processlist WHERE db = :db",
+    }[backend]
+    admin = Database(DatabaseSettings(dbservers.SERVER_URLS[backend]))
 
-        def crossing(first: str, second: str) -> None:
-            def work(conn: Connection) -> None:
-                attempts.append(first)
-                bump = text(
-                    "UPDATE engine_service SET report_interval = report_interval + 1 "
-                    "WHERE id = :id"
-                )
-                conn.execute(bump, {"id": first})
-                if len(attempts) <= 2:
-                    barrier.wait()
-                conn.execute(bump, {"id": second})
+    def terminate(conn: Connection) -> None:
+        name = make_url(url).database
+        for row in conn.execute(text(kill), {"db": name}).all():
+            if backend == "mysql":
+                conn.exec_driver_sql(f"KILL {int(row[0])}")
 
-            try:
-                db.write(work)
-            except BaseException as error:
-                errors.append(error)
+    admin.write(terminate)
+    admin.dispose()
+    make_stack(store, name="after")
 
-        threads = [
-            threading.Thread(target=crossing, args=pair) for pair in (("a", "b"), ("b", "a"))
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert errors == []
-        assert len(attempts) == 3  # one transaction was chosen as the victim and re-run
-        intervals = db.read(
-            lambda c: c.execute(text("SELECT report_interval FROM engine_service")).scalars().all()
-        )
-        assert sorted(intervals) == [3, 3]
-        db.dispose()
+
+def test_deadlock_is_retried_not_raised(server: tuple[str, str, Database]) -> None:
+    _, _, db = server
+    SqlStore(db, SecretBox(KEY)).register_engine("a", "h", "b", "t", 1)
+    SqlStore(db, SecretBox(KEY)).register_engine("b", "h", "b", "t", 1)
+    barrier = threading.Barrier(2, timeout=10)
+    attempts: list[str] = []
+    errors: list[BaseException] = []
+
+    def crossing(first: str, second: str) -> None:
+        def work(conn: Connection) -> None:
+            attempts.append(first)
+            bump = text(
+                "UPDATE engine_service SET report_interval = report_interval + 1 WHERE id = :id"
+            )
+            conn.execute(bump, {"id": first})
+            if len(attempts) <= 2:
+                barrier.wait()
+            conn.execute(bump, {"id": second})
+
+        try:
+            db.write(work)
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=crossing, args=pair) for pair in (("a", "b"), ("b", "a"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(attempts) == 3  # one transaction was chosen as the victim and re-run
+    intervals = db.read(
+        lambda c: c.execute(text("SELECT report_interval FROM engine_service")).scalars().all()
+    )
+    assert sorted(intervals) == [3, 3]

@@ -11,6 +11,7 @@ serialization failure re-runs the whole transaction (tenacity).
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -161,7 +162,10 @@ def _sqlite_engine(url: URL, settings: DatabaseSettings, begin: str, pool_size: 
     @event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
         # Straight to the driver: this runs before every transaction, on the hot path.
-        connection.connection.driver_connection.execute(begin)  # type: ignore[union-attr]
+        try:
+            connection.connection.driver_connection.execute(begin)  # type: ignore[union-attr]
+        except sqlite3.Error as error:
+            raise exc.OperationalError(begin, None, error) from error
 
     return engine
 

@@ -6,7 +6,7 @@ import datetime
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sqlalchemy import CursorResult
+from sqlalchemy import CursorResult, Row, Table, select
 from sqlalchemy import exc as sa_exc
 
 from thermik.errors import InvalidInput, NotFound
@@ -52,6 +52,13 @@ class SqlBase:
         self._db = db
         self._secrets = secrets
         self._clock = clock
+
+    def _fetch_by_id(self, table: Table, row_id: str, tenant: str | None) -> Row[Any] | None:
+        """The row of ``table`` with ``row_id`` (in ``tenant`` when given), or ``None``."""
+        stmt = select(table).where(table.c.id == row_id)
+        if tenant is not None:
+            stmt = stmt.where(table.c.tenant == tenant)
+        return self._db.read(lambda conn: conn.execute(stmt).one_or_none())
 
     def _write_referring(self, work: Work[T], missing: Callable[[], NotFound]) -> T:
         """Run a write whose rows refer to others; a dangling reference raises ``missing()``."""

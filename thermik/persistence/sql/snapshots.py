@@ -70,10 +70,7 @@ class SqlSnapshots(SqlBase, SnapshotStore):
         return value
 
     def get_snapshot(self, snapshot_id: str, *, tenant: str | None = None) -> Snapshot:
-        stmt = select(SNAPSHOT).where(SNAPSHOT.c.id == snapshot_id)
-        if tenant is not None:
-            stmt = stmt.where(SNAPSHOT.c.tenant == tenant)
-        row = self._db.read(lambda conn: conn.execute(stmt).one_or_none())
+        row = self._fetch_by_id(SNAPSHOT, snapshot_id, tenant)
         if row is None:
             raise _snapshot_missing(snapshot_id)
         return _to_snapshot(row)

@@ -83,10 +83,7 @@ class SqlSoftware(SqlBase, SoftwareStore):
         return value
 
     def get_software_config(self, config_id: str, *, tenant: str | None = None) -> SoftwareConfig:
-        stmt = select(SOFTWARE_CONFIG).where(SOFTWARE_CONFIG.c.id == config_id)
-        if tenant is not None:
-            stmt = stmt.where(SOFTWARE_CONFIG.c.tenant == tenant)
-        row = self._db.read(lambda conn: conn.execute(stmt).one_or_none())
+        row = self._fetch_by_id(SOFTWARE_CONFIG, config_id, tenant)
         if row is None:
             raise _config_missing(config_id)
         return _to_config(row)
@@ -152,10 +149,7 @@ class SqlSoftware(SqlBase, SoftwareStore):
     def get_software_deployment(
         self, deployment_id: str, *, tenant: str | None = None
     ) -> SoftwareDeployment:
-        stmt = select(SOFTWARE_DEPLOYMENT).where(SOFTWARE_DEPLOYMENT.c.id == deployment_id)
-        if tenant is not None:
-            stmt = stmt.where(SOFTWARE_DEPLOYMENT.c.tenant == tenant)
-        row = self._db.read(lambda conn: conn.execute(stmt).one_or_none())
+        row = self._fetch_by_id(SOFTWARE_DEPLOYMENT, deployment_id, tenant)
         if row is None:
             raise _deployment_missing(deployment_id)
         return _to_deployment(row)
