@@ -13,11 +13,12 @@ from sqlalchemy import Connection, Row, and_, delete, insert, select
 from thermik.errors import InvalidRequest, StackNotFound
 from thermik.persistence.resource_values import Event, EventQuery, JoinArrival, NewEvent
 from thermik.persistence.sql.base import SqlBase, check_length, reason
+from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.tables import EVENT, JOIN_ARRIVAL
 from thermik.persistence.store import EventStore
 
-INSERT_EVENT = insert(EVENT)
-_INSERT_ARRIVAL = insert(JOIN_ARRIVAL)
+INSERT_EVENT = HotStatement(insert(EVENT))
+_INSERT_ARRIVAL = HotStatement(insert(JOIN_ARRIVAL))
 _ARRIVALS = select(
     JOIN_ARRIVAL.c.traversal_id, JOIN_ARRIVAL.c.node, JOIN_ARRIVAL.c.sender, JOIN_ARRIVAL.c.payload
 )
@@ -74,7 +75,7 @@ class SqlEvents(SqlBase, EventStore):
     def append_event(self, new: NewEvent) -> Event:
         row = event_row(new, self._clock())
         self._write_referring(
-            lambda conn: conn.execute(INSERT_EVENT, row), _no_stack(new.stack_id)
+            lambda conn: INSERT_EVENT.execute(conn, row), _no_stack(new.stack_id)
         )
         return _to_event(SimpleNamespace(**row))
 
@@ -134,7 +135,7 @@ class SqlEvents(SqlBase, EventStore):
             "payload": arrival.payload,
             "created_at": self._clock(),
         }
-        self._write_referring(lambda conn: conn.execute(_INSERT_ARRIVAL, row), _no_stack(stack_id))
+        self._write_referring(lambda conn: _INSERT_ARRIVAL.execute(conn, row), _no_stack(stack_id))
 
     def list_arrivals(self, traversal_id: str, node: str) -> list[JoinArrival]:
         stmt = _ARRIVALS.where(

@@ -21,17 +21,20 @@ from thermik.persistence.resource_values import (
     Resource,
     ResourceChanges,
 )
-from thermik.persistence.sql.base import SqlBase, check_length, new_id, reason
+from thermik.persistence.sql.base import SqlBase, check_length, reason
 from thermik.persistence.sql.events import INSERT_EVENT, event_row
+from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.tables import RESOURCE
 from thermik.persistence.store import ResourceStore
 from thermik.persistence.values import JSON, changed_fields
 
-_INSERT = insert(RESOURCE)
+_INSERT = HotStatement(insert(RESOURCE))
 _BY_ID = RESOURCE.c.id == bindparam("b_id")
 _AT_KEY = RESOURCE.c.atomic_key == bindparam("b_key")
-_UNLOCKED = update(RESOURCE).where(_BY_ID, _AT_KEY, RESOURCE.c.engine_id.is_(None))
-_HELD = update(RESOURCE).where(_BY_ID, _AT_KEY, RESOURCE.c.engine_id == bindparam("b_engine"))
+_UNLOCKED = HotStatement(update(RESOURCE).where(_BY_ID, _AT_KEY, RESOURCE.c.engine_id.is_(None)))
+_HELD = HotStatement(
+    update(RESOURCE).where(_BY_ID, _AT_KEY, RESOURCE.c.engine_id == bindparam("b_engine"))
+)
 _SET_METADATA = update(RESOURCE).where(
     _BY_ID, RESOURCE.c.metadata_generation == bindparam("b_generation")
 )
@@ -101,7 +104,7 @@ def _new_row(new: NewResource, now: datetime.datetime) -> dict[str, Any]:
 
 
 def _inserted(conn: Connection, row: dict[str, Any]) -> Resource:
-    row["id"] = new_id(conn.execute(_INSERT, row))
+    row["id"] = _INSERT.execute(conn, row).inserted_id
     return Resource(
         **{k: v for k, v in row.items() if k not in ("rsrc_metadata", "requires")},
         requires=tuple(row["requires"]),
@@ -153,7 +156,7 @@ class SqlResources(SqlBase, ResourceStore):
             params: dict[str, Any] = {"b_id": old_id, "b_key": atomic_key}
             params.update(atomic_key=atomic_key + 1)
             params.update(replaced_by=created.id, updated_at=now)
-            if conn.execute(_UNLOCKED, params).rowcount != 1:
+            if _UNLOCKED.execute(conn, params).rowcount != 1:
                 _lock_lost(conn, old_id, None, atomic_key)  # rolls the insert back
             return created
 
@@ -215,7 +218,7 @@ class SqlResources(SqlBase, ResourceStore):
 
     def _guarded(
         self,
-        stmt: Any,
+        stmt: HotStatement,
         resource_id: int,
         holder: str | None,
         atomic_key: int,
@@ -233,10 +236,10 @@ class SqlResources(SqlBase, ResourceStore):
         event_values = None if event is None else event_row(event, params["updated_at"])
 
         def work(conn: Connection) -> int:
-            if conn.execute(stmt, params).rowcount != 1:
+            if stmt.execute(conn, params).rowcount != 1:
                 _lock_lost(conn, resource_id, holder, atomic_key)
             if event_values is not None:
-                conn.execute(INSERT_EVENT, event_values)
+                INSERT_EVENT.execute(conn, event_values)
             return atomic_key + 1
 
         return self._write_referring(work, lambda: _no_event_stack(event))
