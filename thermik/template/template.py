@@ -29,7 +29,7 @@ class Template:
 
     version: TemplateVersion
     data: Mapping[Any, Any]
-    files: Mapping[str, str] = _EMPTY
+    files: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def load(
