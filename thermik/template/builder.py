@@ -20,7 +20,8 @@ from thermik.template.environment import Environment
 from thermik.template.fields import FieldReader
 from thermik.template.functions.base import Parser, Scope
 from thermik.template.graph import check_acyclic
-from thermik.template.parameters import Parameters, check_parameter_groups, parse_schemas
+from thermik.template.parameter_groups import check_parameter_groups
+from thermik.template.parameters import Parameters, parse_schemas
 from thermik.template.registry import KnownTypes
 from thermik.template.template import Template
 

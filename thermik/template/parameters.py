@@ -17,6 +17,7 @@ from typing import Any
 from thermik.errors import ParameterError, ThermikError
 from thermik.template import constraints as c
 from thermik.template.context import Identity
+from thermik.template.loader import load_document
 from thermik.template.template import Template
 from thermik.template.versions import TemplateVersion
 
@@ -349,34 +350,32 @@ class Parameters(Mapping[str, Any]):
         return changed
 
 
-def check_parameter_groups(groups: Any, names: frozenset[str], key: str) -> None:
-    """``parameter_groups``: a list of groups, each naming existing parameters, each at most
-    once across all groups."""
-    if not groups:
-        return
-    if not isinstance(groups, list):
-        raise ParameterError(f"The {key} should be a list.", path=(key,))
-    seen: set[Any] = set()
-    for index, group in enumerate(groups):
-        if not isinstance(group, Mapping):
-            raise ParameterError("A parameter group must be a map.", path=(key, index))
-        where = (key, str(group.get("label", index)))
-        members = group.get("parameters")
-        if members is None:
-            raise ParameterError(
-                "The parameters must be provided for each parameter group.", path=where
-            )
-        if not isinstance(members, list):
-            raise ParameterError("The parameters of parameter group should be a list.", path=where)
-        for member in members:
-            if not isinstance(member, str) or member not in names:
-                raise ParameterError(
-                    f"The grouped parameter {member} does not reference a valid parameter.",
-                    path=where,
-                )
-            if member in seen:
-                raise ParameterError(
-                    f"The {member} parameter must be assigned to one parameter group only.",
-                    path=where,
-                )
-            seen.add(member)
+def parameter_types(template: Template) -> dict[str, str]:
+    """Type of every parameter declared by the template or by any template in its files.
+
+    Used to merge environment files (Heat merges only parameters some template declares);
+    the template's own declarations win. Files that are not templates are skipped.
+    """
+    found: dict[str, str] = {}
+    for text in template.files.values():
+        try:
+            nested = Template.from_document(load_document(text))
+            found.update(_declared_types(nested))
+        except ThermikError:
+            continue
+    found.update(_declared_types(template))
+    return found
+
+
+def _declared_types(template: Template) -> dict[str, str]:
+    types = HOT_TYPES if template.version.is_hot else CFN_TYPES
+    found = {}
+    for name, raw in template.parameters().items():
+        written = (
+            raw.get("type" if template.version.is_hot else "Type")
+            if isinstance(raw, Mapping)
+            else None
+        )
+        if isinstance(name, str) and isinstance(written, str) and written in types:
+            found[name] = types[written]
+    return found
