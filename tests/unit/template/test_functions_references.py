@@ -44,12 +44,11 @@ def test_get_param_pseudo_parameters() -> None:
     assert evaluate({"get_param": "OS::project_id"}) == ""
 
 
-def test_get_param_undefined_is_an_error_naming_it() -> None:
+def test_get_param_undefined_is_an_error_naming_it_when_resolved() -> None:
+    stack = make_stack({"outputs": {"o": {"value": {"get_param": "nope"}}}})
     with pytest.raises(ParameterError) as info:
-        evaluate({"get_param": "nope"})
-    assert str(info.value) == (
-        'outputs.o.value.get_param: parameter "nope" is not defined in the template'
-    )
+        stack.resolve_output("o")
+    assert str(info.value) == "outputs.o.value.get_param: The Parameter (nope) was not provided."
     assert info.value.parameter == "nope"
 
 
@@ -158,9 +157,10 @@ def test_get_file(version: str) -> None:
     assert evaluate({"get_file": "script.sh"}, version, files=files) == files["script.sh"]
 
 
-def test_get_file_missing_is_found_while_building() -> None:
+def test_get_file_missing_is_an_error_when_resolved() -> None:
+    stack = make_stack({"outputs": {"o": {"value": {"get_file": "nope.sh"}}}})
     with pytest.raises(FunctionError) as info:
-        evaluate({"get_file": "nope.sh"})
+        stack.resolve_output("o")
     assert str(info.value) == (
         'outputs.o.value.get_file: No content found in the "files" section for get_file path: '
         "nope.sh"

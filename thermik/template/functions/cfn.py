@@ -31,13 +31,6 @@ class ParamRef(Function):
 
     __slots__ = ()
 
-    @classmethod
-    def parse(cls, name: str, raw: Any, path: Path, parser: Parser) -> Any:
-        fn = cls(name, parser.parse(raw, path), path)
-        if isinstance(fn.args, str) and fn.args not in parser.scope.parameter_names:
-            raise fn.unknown(fn.args)
-        return fn
-
     def unknown(self, name: Any) -> Exception:
         return self.error(
             f'The specified reference "{name}" is incorrect: no such resource or parameter'

@@ -32,16 +32,6 @@ class GetParam(Function):
 
     __slots__ = ()
 
-    @classmethod
-    def parse(cls, name: str, raw: Any, path: Path, parser: Parser) -> Any:
-        fn = cls(name, parser.parse(raw, path), path)
-        pname = fn.args[0] if isinstance(fn.args, list) and fn.args else fn.args
-        if isinstance(pname, str) and pname not in parser.scope.parameter_names:
-            raise ParameterError(
-                f'parameter "{pname}" is not defined in the template', path=path, parameter=pname
-            )
-        return fn
-
     def check(self) -> None:
         if not isinstance(self.args, (str, list, Function)):
             raise self.error(f'Argument to "{self.name}" must be string or list')
@@ -59,13 +49,8 @@ class GetParam(Function):
         if not isinstance(pname, str):
             raise self.error(f'Parameter name in "{self.name}" must be string')
         if pname not in r.scope.parameters:
-            if pname in r.scope.parameter_names:
-                raise missing_parameter(pname, self.path)
-            raise ParameterError(
-                f'parameter "{pname}" is not defined in the template',
-                path=self.path,
-                parameter=pname,
-            )
+            # Heat's wording for both undeclared parameters and parameters without a value.
+            raise missing_parameter(pname, self.path)
         return select_parameter_path(r.scope.parameters[pname], steps)
 
 
@@ -181,16 +166,13 @@ class GetAttAllAttributes(GetAtt):
 
 
 class GetFile(Function):
-    """``get_file: key``: the content stored under ``key`` in the files map."""
+    """``get_file: key``: the content stored under ``key`` in the files map.
+
+    A missing file is an error when the value is resolved (as in Heat, where a stack output
+    reading a missing file fails alone and a property reading one fails validation).
+    """
 
     __slots__ = ()
-
-    @classmethod
-    def parse(cls, name: str, raw: Any, path: Path, parser: Parser) -> Any:
-        fn = cls(name, parser.parse(raw, path), path)
-        if isinstance(fn.args, str):
-            fn.content(parser.scope.files, fn.args)
-        return fn
 
     def check(self) -> None:
         if not isinstance(self.args, (str, Function)):
