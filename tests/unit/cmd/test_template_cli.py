@@ -1,4 +1,4 @@
-"""``thermik template validate`` and ``thermik demo``: files, environments, errors."""
+"""``thermik template validate``: files, environments, errors."""
 
 from __future__ import annotations
 
@@ -189,13 +189,3 @@ def test_parameters(pairs: list[str], expected: dict[str, object]) -> None:
 def test_malformed_parameter() -> None:
     with pytest.raises(EnvironmentError_, match="Use the key=value format"):
         parse_parameters(["novalue"])
-
-
-def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(capsys, "demo")
-    assert (status, err) == (0, "")
-    assert "deployment (OS::Heat::SoftwareDeployment) <- config, password, server" in out
-    lines = out.splitlines()
-    order = [line.split()[0] for line in lines if line.startswith("  ")]
-    assert order.index("deployment") > order.index("server")
-    assert order.index("summary") > order.index("deployment")
