@@ -19,8 +19,17 @@ _PARAMETER_TYPES = {
 }
 
 
+def _parameter_types(schema: Mapping[str, Any]) -> tuple[str, str]:
+    kind = str(schema.get("type"))
+    item = (schema.get("schema") or {}).get("*") or {}
+    if kind == "list" and item.get("type") in ("map", "list"):
+        # A list of maps cannot be a comma-delimited string.
+        return _PARAMETER_TYPES["map"]
+    return _PARAMETER_TYPES.get(kind, _PARAMETER_TYPES["string"])
+
+
 def _parameter(schema: Mapping[str, Any], hot: bool) -> dict[str, Any]:
-    types = _PARAMETER_TYPES.get(str(schema.get("type")), ("string", "String"))
+    types = _parameter_types(schema)
     if hot:
         found: dict[str, Any] = {"type": types[0]}
         keys = ("description", "default")

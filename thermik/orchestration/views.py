@@ -164,7 +164,6 @@ def snapshot_view(snapshot: Snapshot) -> SnapshotView:
         name=snapshot.name,
         status=snapshot.status,
         status_reason=snapshot.status_reason,
-        action=snapshot.action,
         data=snapshot.data,
         creation_time=snapshot.created_at,
     )
