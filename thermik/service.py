@@ -83,7 +83,8 @@ class Engine:
 
 
 def start_engine(settings: Settings) -> Engine:
-    """Build the Store and the Registry, start the runtime and resume interrupted stacks."""
+    """Build the Store and the Registry, start the runtime (which resumes interrupted stacks:
+    ``EngineRuntime.start`` runs ``resume_incomplete``)."""
     store = open_engine_store(settings)
     try:
         registry = Registry.from_entry_points()
@@ -91,13 +92,7 @@ def start_engine(settings: Settings) -> Engine:
     except BaseException:
         store.close()
         raise
-    engine = Engine(store, registry, runtime)
-    try:
-        runtime.resume_incomplete()
-    except BaseException:
-        engine.close()
-        raise
-    return engine
+    return Engine(store, registry, runtime)
 
 
 def build_orchestration_service(settings: Settings) -> Orchestrator:

@@ -150,7 +150,7 @@ class _Planner:
         )
 
     def changes(self) -> ResourceChanges:
-        current = current_resources(self.store, self.stack.id)
+        current = current_resources(self.store, self.stack)
         found: dict[str, list[ResourceView]] = {
             key: [] for key in ("added", "deleted", "replaced", "updated", "unchanged")
         }

@@ -100,10 +100,10 @@ def test_actions_snapshots_and_graph(cli: Cli, template: Path, tmp_path: Path) -
     assert drawn.status == 0, drawn.err
     dot = graph.read_text()
     assert '"first" -> "second";' in dot
-    assert "CREATE_COMPLETE" in dot
+    assert "SNAPSHOT_COMPLETE" in dot
     cancel = cli("stack", "cancel", "web")
     assert cancel.status == 1
-    assert cancel.err.startswith("ERROR: Cancelling update when stack is CHECK_COMPLETE")
+    assert cancel.err.startswith("ERROR: Cancelling update when stack is SNAPSHOT_COMPLETE")
 
 
 def test_dry_runs_change_nothing(cli: Cli, template: Path) -> None:
@@ -152,7 +152,7 @@ def test_dry_runs_change_nothing(cli: Cli, template: Path) -> None:
 def test_errors_are_one_line(
     cli: Cli, template: Path, args: tuple[str, ...], message: str
 ) -> None:
-    result = cli(*(a.format(template=template) for a in args))
+    result = cli(*(a.replace("{template}", str(template)) for a in args))
     assert result.status == 1
     assert result.err.startswith(message)
     assert len(result.err.splitlines()) == 1
@@ -169,6 +169,14 @@ def test_signal_errors(cli: Cli, template: Path) -> None:
 
 
 def test_duplicate_name(cli: Cli, template: Path) -> None:
-    assert cli("stack", "create", "-t", str(template), "web").status == 0
+    assert cli("stack", "create", "-t", str(template), "--wait", "web").status == 0
     again = cli("stack", "create", "-t", str(template), "web")
     assert (again.status, again.err) == (1, "ERROR: The Stack (web) already exists.\n")
+
+
+def test_create_without_wait_says_how_it_goes_on(cli: Cli, template: Path) -> None:
+    started = cli("stack", "create", "-t", str(template), "web", "-f", "json")
+    assert started.status == 0, started.err
+    assert started.json()["stack_status"] == "CREATE_IN_PROGRESS"
+    assert "stack web goes on when a later thermik command starts the engine" in started.err
+    assert "Traceback" not in started.err
