@@ -76,10 +76,18 @@ def columns(document: Mapping[str, Any], first: Sequence[str] = ()) -> Row:
     return tuple(names), tuple(cell(document[name]) for name in names)
 
 
-def rows(documents: Iterable[Mapping[str, Any]], names: Sequence[str]) -> Row:
-    """Documents as Lister rows of the given columns."""
+def title(name: str) -> str:
+    """A column header as the openstack client titles stack lists: ``Stack Name``, ``ID``."""
+    return "ID" if name == "id" else name.replace("_", " ").title()
+
+
+def rows(
+    documents: Iterable[Mapping[str, Any]], names: Sequence[str], *, titled: bool = False
+) -> Row:
+    """Documents as Lister rows of the given columns (headers titled when ``titled``)."""
     found = tuple(tuple(cell(doc.get(name)) for name in names) for doc in documents)
-    return tuple(names), found
+    headers = tuple(title(name) if titled else name for name in names)
+    return headers, found
 
 
 def stack_document(view: StackView, where: Links) -> dict[str, Any]:

@@ -222,7 +222,7 @@ class ListStack(ServiceCommand, Lister):
         page = self.service.list_stacks(self.context, query)
         where = links(self.thermik.settings().api, self.context.tenant)
         names = LIST_COLUMNS + (("stack_owner", "parent") if parsed_args.long else ())
-        return rows((stack_document(view, where) for view in page.items), names)
+        return rows((stack_document(view, where) for view in page.items), names, titled=True)
 
 
 def list_query(args: argparse.Namespace) -> ListQuery:

@@ -51,7 +51,7 @@ class _ActionCommand(ServiceCommand, Lister):
             self.follow(stack, marker, total, parsed_args)
             view = self.service.show_stack(self.context, stack, resolve_outputs=False)
             documents.append(stack_document(view, where))
-        return rows(documents, LIST_COLUMNS)
+        return rows(documents, LIST_COLUMNS, titled=True)
 
 
 class CheckStack(_ActionCommand):

@@ -59,7 +59,7 @@ def test_create_wait_show_update_delete(cli: Cli, template: Path) -> None:
 def test_listing_commands(cli: Cli, template: Path) -> None:
     assert cli("stack", "create", "-t", str(template), "--wait", "web").status == 0
     listed = cli("stack", "list", "-f", "json").json()
-    assert [(s["stack_name"], s["stack_status"]) for s in listed] == [("web", "CREATE_COMPLETE")]
+    assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [("web", "CREATE_COMPLETE")]
     resources = cli("resource", "list", "web", "-f", "json").json()
     assert sorted(r["resource_name"] for r in resources) == ["first", "note", "second"]
     first = cli("resource", "show", "web", "first", "-f", "json").json()
@@ -84,11 +84,11 @@ def test_actions_snapshots_and_graph(cli: Cli, template: Path, tmp_path: Path) -
     assert cli("stack", "create", "-t", str(template), "--wait", "web").status == 0
     suspended = cli("stack", "suspend", "web", "--wait", "-f", "json")
     assert suspended.status == 0, suspended.err
-    assert suspended.json()[0]["stack_status"] == "SUSPEND_COMPLETE"
+    assert suspended.json()[0]["Stack Status"] == "SUSPEND_COMPLETE"
     resumed = cli("stack", "resume", "web", "--wait", "-f", "json")
-    assert resumed.json()[0]["stack_status"] == "RESUME_COMPLETE"
+    assert resumed.json()[0]["Stack Status"] == "RESUME_COMPLETE"
     checked = cli("stack", "check", "web", "--wait", "-f", "json")
-    assert checked.json()[0]["stack_status"] == "CHECK_COMPLETE"
+    assert checked.json()[0]["Stack Status"] == "CHECK_COMPLETE"
     snapshot = cli("stack", "snapshot", "create", "web", "--name", "s", "--wait", "-f", "json")
     assert snapshot.status == 0, snapshot.err
     snapshot_id = snapshot.json()["id"]
