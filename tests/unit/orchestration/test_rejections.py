@@ -214,14 +214,8 @@ def test_resume_of_a_stack_not_suspended(service: Orchestrator) -> None:
 
 
 def test_signals_to_resources_that_take_none_or_bad_data(service: Orchestrator) -> None:
-    # A wait condition handle takes signals; its create is not implemented yet, so the stack
-    # ends CREATE_FAILED with the handle's row in place, which is all signalling needs.
-    handle = {
-        "type": "OS::Heat::WaitConditionHandle",
-        "properties": {"signal_transport": "NO_SIGNAL"},
-    }
-    stack = service.create_stack(CTX, request(template=with_resources(handle=handle)))
-    before = settle(service, stack)
+    handle = {"type": "OS::Heat::WaitConditionHandle"}
+    stack = create(service, template=with_resources(handle=handle))
     events = service.list_events(CTX, stack, EventQuery())
     with pytest.raises(InvalidSignal, match=r"Resource first \(OS::Heat::TestResource\) does not"):
         service.signal_resource(CTX, stack, "first", {"status": "SUCCESS"})
@@ -229,8 +223,10 @@ def test_signals_to_resources_that_take_none_or_bad_data(service: Orchestrator) 
         service.signal_resource(CTX, stack, "handle", ["not", "a", "map"])
     with pytest.raises(InvalidSignal, match="must be a JSON object, not str"):
         service.signal_resource(CTX, stack, "handle", "text")
+    with pytest.raises(InvalidSignal):
+        service.signal_resource(CTX, stack, "handle", {"status": "MAYBE"})
     with pytest.raises(ResourceNotFound):
         service.signal_resource(CTX, stack, "nope", None)
     assert service.list_events(CTX, stack, EventQuery()) == events
     after = service.show_stack(CTX, stack)
-    assert (after.action, after.status) == (before.action, before.status)
+    assert (after.action, after.status) == ("CREATE", "COMPLETE")
