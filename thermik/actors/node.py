@@ -246,7 +246,13 @@ class NodeWork:
         row = self.row
         assert row is not None
         target = State(action, Status.IN_PROGRESS)
-        check_transition(RESOURCE, rows.state_of(row), target, resource=row.name)
+        if not RESOURCE.allows(rows.state_of(row), target):
+            fresh = self.store.get_resource(row.id)
+            if fresh.atomic_key != row.atomic_key:
+                # The row read when the traversal started has moved on since: start again.
+                self._lock_lost()
+                return False
+            check_transition(RESOURCE, rows.state_of(row), target, resource=row.name)
         engine = self.services.engine_id
         try:
             self.row = rows.lock(self.store, row, engine, action, changes, properties=properties)

@@ -170,7 +170,11 @@ class StackActor(PooledActor):
         if expected is None:
             expected = stack.current_traversal
         record = TraversalRecord(
-            operation, stack.raw_template_id, request.snapshot_id, request.adopt_data
+            operation,
+            stack.raw_template_id,
+            request.snapshot_id,
+            request.adopt_data,
+            request.timeout_seconds,
         )
         changes = stack_changes.starting(record, request, stack, template_id)
         return self._swap_and_start(stack, expected, record, changes, definition)
@@ -204,7 +208,7 @@ class StackActor(PooledActor):
             self._fail_unstarted(stack, record, error)
             return
         self.plans[traversal_id] = prepared.plan
-        options = stack_changes.options(self.services.settings, stack, elapsed=0.0)
+        options = stack_changes.options(self.services.settings, stack, record, elapsed=0.0)
         self.feed(StartTraversal(traversal_id, record.operation, prepared.graph, options))
 
     def _fail_unstarted(self, stack: Stack, record: TraversalRecord, error: ThermikError) -> None:
@@ -244,7 +248,7 @@ class StackActor(PooledActor):
         self.plans[traversal_id] = prepared.plan
         arrivals = self.store.list_traversal_arrivals(traversal_id)
         elapsed = stack_changes.elapsed(stack)
-        options = stack_changes.options(self.services.settings, stack, elapsed=elapsed)
+        options = stack_changes.options(self.services.settings, stack, record, elapsed=elapsed)
         self.feed(
             ResumeTraversal(
                 traversal_id,
