@@ -27,6 +27,8 @@ __all__ = [
     "PublishResult",
     "ServerRef",
     "SignalEndpoint",
+    "request_endpoint",
+    "url_signal_endpoint",
 ]
 
 
@@ -148,6 +150,32 @@ class PublishResult:
     applied: bool
     status: int
     detail: str = ""
+
+
+def request_endpoint(
+    backend: str, server_id: str, metadata_url: str, locator: Mapping[str, str]
+) -> MetadataEndpoint:
+    """An endpoint the agent polls with os-collect-config's ``request`` collector."""
+    return MetadataEndpoint(
+        backend=backend,
+        server_id=server_id,
+        collector="request",
+        collector_settings={"metadata_url": metadata_url},
+        locator=locator,
+    )
+
+
+def url_signal_endpoint(
+    backend: str, deployment_id: str, signal_url: str, locator: Mapping[str, str]
+) -> SignalEndpoint:
+    """A ``TEMP_URL_SIGNAL`` endpoint: heat-config-notify PUTs the result to ``signal_url``."""
+    return SignalEndpoint(
+        backend=backend,
+        deployment_id=deployment_id,
+        transport="TEMP_URL_SIGNAL",
+        inputs={"deploy_signal_id": signal_url, "deploy_signal_verb": "PUT"},
+        locator=locator,
+    )
 
 
 class DeliveryBackend(abc.ABC):

@@ -35,6 +35,8 @@ from thermik.delivery.base import (
     PublishResult,
     ServerRef,
     SignalEndpoint,
+    request_endpoint,
+    url_signal_endpoint,
 )
 from thermik.delivery.document import decode_signal
 from thermik.delivery.loopback import HttpRequest, HttpResponse, LoopbackServer
@@ -149,16 +151,12 @@ class BuiltinBackend(DeliveryBackend):
 
     def _url(self, method: str, path: str) -> str:
         expires = int(self._clock()) + self._url_lifetime
-        return f"{self._base_url}{path}?{signing.signed_query(self._key, method, path, expires)}"
+        return signing.signed_url(self._base_url, self._key, method, path, expires)
 
     def provision(self, server: ServerRef) -> MetadataEndpoint:
         path = f"{PREFIX}/{METADATA}/{self._token(METADATA, server.server_id)}"
-        return MetadataEndpoint(
-            backend=self.name,
-            server_id=server.server_id,
-            collector="request",
-            collector_settings={"metadata_url": self._url("GET", path)},
-            locator={"path": path},
+        return request_endpoint(
+            self.name, server.server_id, self._url("GET", path), {"path": path}
         )
 
     def publish(self, endpoint: MetadataEndpoint, document: Mapping[str, Any]) -> PublishResult:
@@ -176,13 +174,8 @@ class BuiltinBackend(DeliveryBackend):
     def provision_signal(self, deployment: DeploymentRef) -> SignalEndpoint:
         token = self._token(SIGNAL, deployment.deployment_id, deployment.config_id)
         path = f"{PREFIX}/{SIGNAL}/{token}"
-        return SignalEndpoint(
-            backend=self.name,
-            deployment_id=deployment.deployment_id,
-            transport="TEMP_URL_SIGNAL",
-            inputs={"deploy_signal_id": self._url("PUT", path), "deploy_signal_verb": "PUT"},
-            locator={"path": path},
-        )
+        signal_url = self._url("PUT", path)
+        return url_signal_endpoint(self.name, deployment.deployment_id, signal_url, {"path": path})
 
     def collect_signals(self, endpoint: SignalEndpoint) -> list[Mapping[str, Any]]:
         path = endpoint.locator["path"]

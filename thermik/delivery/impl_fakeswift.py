@@ -41,6 +41,8 @@ from thermik.delivery.base import (
     PublishResult,
     ServerRef,
     SignalEndpoint,
+    request_endpoint,
+    url_signal_endpoint,
 )
 from thermik.delivery.document import decode_signal, generation_of
 from thermik.delivery.loopback import HttpRequest, HttpResponse, LoopbackServer
@@ -381,17 +383,12 @@ class FakeSwiftBackend(DeliveryBackend):
 
     def _url(self, method: str, path: str) -> str:
         expires = int(self.cluster.clock()) + self._url_lifetime
-        query = signing.signed_query(self.cluster.temp_url_key, method, path, expires)
-        return f"{self.base_url}{path}?{query}"
+        return signing.signed_url(self.base_url, self.cluster.temp_url_key, method, path, expires)
 
     def provision(self, server: ServerRef) -> MetadataEndpoint:
         path = f"{ACCOUNT}/thermik-{server.server_id}/metadata"
-        return MetadataEndpoint(
-            backend=self.name,
-            server_id=server.server_id,
-            collector="request",
-            collector_settings={"metadata_url": self._url("GET", path)},
-            locator={"path": path},
+        return request_endpoint(
+            self.name, server.server_id, self._url("GET", path), {"path": path}
         )
 
     def publish_process(
@@ -426,13 +423,8 @@ class FakeSwiftBackend(DeliveryBackend):
             f"{ACCOUNT}/thermik-{deployment.server_id}/"
             f"signal-{deployment.deployment_id}-{deployment.config_id}"
         )
-        return SignalEndpoint(
-            backend=self.name,
-            deployment_id=deployment.deployment_id,
-            transport="TEMP_URL_SIGNAL",
-            inputs={"deploy_signal_id": self._url("PUT", path), "deploy_signal_verb": "PUT"},
-            locator={"path": path},
-        )
+        signal_url = self._url("PUT", path)
+        return url_signal_endpoint(self.name, deployment.deployment_id, signal_url, {"path": path})
 
     def _collect(self, path: str) -> Process[list[Mapping[str, Any]]]:
         with map_fakeswift_errors():

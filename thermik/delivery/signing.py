@@ -29,6 +29,11 @@ def signed_query(key: str, method: str, path: str, expires: int) -> str:
     return urlencode({SIG: signature(key, method, path, expires), EXPIRES: expires})
 
 
+def signed_url(base_url: str, key: str, method: str, path: str, expires: int) -> str:
+    """``base_url`` + ``path`` with the query that makes it usable for ``method``."""
+    return f"{base_url}{path}?{signed_query(key, method, path, expires)}"
+
+
 def _methods_allowed_by(method: str) -> tuple[str, ...]:
     # The agent HEADs before it GETs, and Swift lets any GET or PUT signature HEAD.
     return ("HEAD", "GET", "PUT") if method == "HEAD" else (method,)
