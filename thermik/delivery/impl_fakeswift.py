@@ -44,13 +44,12 @@ from thermik.delivery.base import (
     request_endpoint,
     url_signal_endpoint,
 )
+from thermik.delivery.client_errors import status_error
 from thermik.delivery.document import decode_signal, generation_of
 from thermik.delivery.loopback import HttpRequest, HttpResponse, LoopbackServer
 from thermik.delivery.simulation import Delay, Process, run_blocking
 from thermik.errors import (
     DeliveryError,
-    DeliveryRejected,
-    DeliveryTargetMissing,
     DeliveryUnavailable,
     Forbidden,
 )
@@ -84,19 +83,9 @@ def map_fakeswift_errors() -> Iterator[None]:
     except FakeSwiftConnectionError as exc:
         raise DeliveryUnavailable(f"fake Swift connection failed: {exc}") from exc
     except FakeSwiftHTTPError as exc:
-        raise _http_error(exc.status, f"fake Swift answered {exc}") from exc
+        raise status_error(exc.status)(f"fake Swift answered {exc}") from exc
     except FakeSwiftError as exc:
         raise DeliveryError(f"fake Swift failed: {exc}") from exc
-
-
-def _http_error(status: int, message: str) -> DeliveryError:
-    if status == 404:
-        return DeliveryTargetMissing(message)
-    if status in (401, 403):
-        return DeliveryRejected(message)
-    if status >= 500 or status == 409:
-        return DeliveryUnavailable(message)
-    return DeliveryRejected(message)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

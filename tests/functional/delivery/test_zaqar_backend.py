@@ -1,0 +1,41 @@
+"""The zaqar backend against a real Zaqar (Keystone-less, on loopback in CI)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from zaqarclient.queues import client as zaqar_client
+
+from tests.delivery_services import zaqar_settings
+from thermik.delivery.base import ServerRef
+from thermik.delivery.impl_zaqar import ZaqarBackend
+
+pytestmark = pytest.mark.functional
+
+
+def test_every_change_is_one_message_and_the_agent_section_carries_credentials() -> None:
+    settings = zaqar_settings()
+    assert settings.url is not None
+    credentials = {"auth_url": "http://keystone/v3", "user_id": "u", "password": "p"}
+    with ZaqarBackend(settings) as backend:
+        endpoint = backend.provision(ServerRef(str(uuid.uuid4()), credentials))
+        assert endpoint.collector == "zaqar"
+        assert endpoint.collector_settings == {
+            **credentials,
+            "project_id": settings.project_id,
+            "queue_id": endpoint.locator["queue"],
+        }
+        for generation in (1, 2, 3):
+            backend.publish(endpoint, {"thermik-generation": generation})
+        auth = {"backend": "noauth", "options": {"os_project_id": settings.project_id}}
+        agent = zaqar_client.Client(settings.url, version=2, conf={"auth_opts": auth})
+        queue = agent.queue(endpoint.locator["queue"], auto_create=False)
+        messages = list(queue.messages(echo=True))
+        assert [m.body["thermik-generation"] for m in messages] == [1, 2, 3]
+        assert all(m.ttl == settings.message_ttl for m in messages)
+        assert backend.read_back(endpoint) == {"thermik-generation": 3}
+        assert [m.body for m in queue.pop(count=10)][-1] == {"thermik-generation": 3}
+        # Popped by the agent: what was last posted is what it has been served.
+        assert backend.read_back(endpoint) == {"thermik-generation": 3}
+        backend.revoke(endpoint)
