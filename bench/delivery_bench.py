@@ -30,7 +30,8 @@ import pykka
 from thermik.conf.settings import SwiftSettings
 from thermik.delivery import document
 from thermik.delivery.base import DeliveryBackend, ServerRef
-from thermik.delivery.impl_fakeswift import FakeSwiftBackend, FakeSwiftCluster
+from thermik.delivery.fakeswift_cluster import FakeSwiftCluster
+from thermik.delivery.impl_fakeswift import FakeSwiftBackend
 from thermik.delivery.impl_swift import SwiftBackend
 from thermik.delivery.messages import DeliveryReport, MetadataChanged, MetadataDelivered
 from thermik.delivery.metadata_actor import EffectRunner, ServerMetadataActor

@@ -26,8 +26,9 @@ from thermik.delivery.base import (
     ServerRef,
     SignalEndpoint,
 )
+from thermik.delivery.fakeswift_cluster import FakeSwiftCluster
 from thermik.delivery.impl_builtin import BuiltinBackend, InMemoryObjectStore
-from thermik.delivery.impl_fakeswift import FakeSwiftBackend, FakeSwiftCluster
+from thermik.delivery.impl_fakeswift import FakeSwiftBackend
 from thermik.delivery.impl_swift import SwiftBackend
 from thermik.delivery.impl_zaqar import ZaqarBackend
 

@@ -26,7 +26,8 @@ from thermik.delivery.document import (
     generation_of,
     with_generation,
 )
-from thermik.delivery.impl_fakeswift import FakeSwiftBackend, FakeSwiftCluster, Knobs
+from thermik.delivery.fakeswift_cluster import FakeSwiftCluster, Knobs
+from thermik.delivery.impl_fakeswift import FakeSwiftBackend
 from thermik.delivery.messages import DeliveryReport, MetadataDelivered, Outcome
 from thermik.delivery.metadata_actor import EffectRunner
 from thermik.delivery.metadata_writer import (

@@ -14,7 +14,7 @@ import statistics
 import pytest
 
 from tests.scenarios.delivery.heat_oracle import run_heat_round
-from thermik.delivery.impl_fakeswift import Knobs
+from thermik.delivery.fakeswift_cluster import Knobs
 from thermik.delivery.messages import MetadataDelivered, MetadataDeliveryFailed
 from thermik.delivery.metadata_writer import DeliveryPolicy
 from thermik.delivery.race import NETWORK, RaceConfig, RaceWorld, SimulatedWriter, run_round

@@ -10,14 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from thermik.delivery import impl_fakeswift
+from thermik.delivery import fakeswift_cluster
 from thermik.delivery.base import DeploymentRef, ServerRef
-from thermik.delivery.impl_fakeswift import (
-    FakeSwiftBackend,
-    FakeSwiftCluster,
-    Knobs,
-    map_fakeswift_errors,
-)
+from thermik.delivery.fakeswift_cluster import FakeSwiftCluster, FakeSwiftHTTPError, Knobs
+from thermik.delivery.impl_fakeswift import FakeSwiftBackend, map_fakeswift_errors
 from thermik.delivery.simulation import Simulation, run_blocking
 from thermik.errors import DeliveryError, DeliveryTargetMissing, DeliveryUnavailable, InvalidSignal
 
@@ -249,18 +245,18 @@ def test_served_over_http_with_tempurls() -> None:
 def fake_client_exceptions() -> list[type[Exception]]:
     return [
         cls
-        for _, cls in inspect.getmembers(impl_fakeswift, inspect.isclass)
-        if issubclass(cls, impl_fakeswift.FakeSwiftError)
+        for _, cls in inspect.getmembers(fakeswift_cluster, inspect.isclass)
+        if issubclass(cls, fakeswift_cluster.FakeSwiftError)
     ]
 
 
 @pytest.mark.parametrize("cls", fake_client_exceptions())
 def test_every_fake_client_exception_is_mapped(cls: type[Exception]) -> None:
-    instance = cls(404, "gone") if cls is impl_fakeswift.FakeSwiftHTTPError else cls("boom")
+    instance = cls(404, "gone") if cls is FakeSwiftHTTPError else cls("boom")
     with pytest.raises(DeliveryError), map_fakeswift_errors():
         raise instance
 
 
 def test_http_statuses_map_to_precise_errors() -> None:
     with pytest.raises(DeliveryTargetMissing), map_fakeswift_errors():
-        raise impl_fakeswift.FakeSwiftHTTPError(404, "gone")
+        raise FakeSwiftHTTPError(404, "gone")

@@ -15,7 +15,8 @@ import pytest
 
 from thermik.delivery import document
 from thermik.delivery.base import ServerRef
-from thermik.delivery.impl_fakeswift import FakeSwiftBackend, FakeSwiftCluster, Knobs
+from thermik.delivery.fakeswift_cluster import FakeSwiftCluster, Knobs
+from thermik.delivery.impl_fakeswift import FakeSwiftBackend
 from thermik.delivery.messages import (
     DeliveryReport,
     MetadataChanged,
