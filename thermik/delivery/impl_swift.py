@@ -138,6 +138,7 @@ class SwiftBackend(DeliveryBackend):
         self._local = threading.local()
         self._connections: list[swiftclient.Connection] = []
         self._lock = threading.Lock()
+        self._account_lock = threading.Lock()
         self._account: tuple[str, str] | None = None
         self._seen: dict[str, str] = {}
 
@@ -169,18 +170,17 @@ class SwiftBackend(DeliveryBackend):
 
     def _storage_and_key(self) -> tuple[str, str]:
         """The account's storage URL and a TempURL key it honours (set if need be)."""
-        with self._lock:
-            if self._account is not None:
-                return self._account
-        conn = self._conn()
-        with map_swift_errors("reading the Swift account"):
-            headers = conn.head_account()
-        key, header = _choose_key(self._settings.temp_url_key, headers)
-        if header is not None:
-            with map_swift_errors("setting the account TempURL key"):
-                conn.post_account({header: key})
-        with self._lock:
-            self._account = (str(conn.url), key)
+        # One thread at a time, so two threads never set two different random keys.
+        with self._account_lock:
+            if self._account is None:
+                conn = self._conn()
+                with map_swift_errors("reading the Swift account"):
+                    headers = conn.head_account()
+                key, header = _choose_key(self._settings.temp_url_key, headers)
+                if header is not None:
+                    with map_swift_errors("setting the account TempURL key"):
+                        conn.post_account({header: key})
+                self._account = (str(conn.url), key)
             return self._account
 
     def _container(self, server_id: str) -> str:

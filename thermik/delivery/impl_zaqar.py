@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import re
 import threading
 from collections.abc import Iterator, Mapping
@@ -40,7 +41,13 @@ from thermik.delivery.base import (
 )
 from thermik.delivery.client_errors import status_error, transport_error
 from thermik.delivery.document import decode_signal, generation_of
-from thermik.errors import ConfigError, DeliveryError, DeliveryRejected, DeliveryTargetMissing
+from thermik.errors import (
+    ConfigError,
+    DeliveryError,
+    DeliveryRejected,
+    DeliveryTargetMissing,
+    InvalidSignal,
+)
 
 _QUEUE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _AGENT_KEYS = ("auth_url", "user_id", "password", "project_id", "region_name")
@@ -53,6 +60,7 @@ _SIGNAL_INPUTS = {
     "region_name": "deploy_region_name",
 }
 _POP_BATCH = 10
+LOG = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
@@ -174,18 +182,30 @@ class ZaqarBackend(DeliveryBackend):
         )
 
     def collect_signals(self, endpoint: SignalEndpoint) -> list[Mapping[str, Any]]:
+        """Pop every queued signal; a malformed one is skipped (logged) unless all are, which
+        raises InvalidSignal: a popped message cannot be put back."""
         name = endpoint.locator["queue"]
-        payloads: list[Mapping[str, Any]] = []
+        bodies: list[Any] = []
         queue = self._queue(name)
         while True:
             with map_zaqar_errors(f"popping queue {name}"):
-                batch = list(queue.pop(count=_POP_BATCH))
-            for message in batch:
-                body = message.body
+                batch = [message.body for message in queue.pop(count=_POP_BATCH)]
+            bodies.extend(batch)
+            if len(batch) < _POP_BATCH:
+                break
+        payloads: list[Mapping[str, Any]] = []
+        invalid: list[InvalidSignal] = []
+        for body in bodies:
+            try:
                 raw = body if isinstance(body, Mapping) else str(body)
                 payloads.append(decode_signal(raw, self._max_signal_size))
-            if len(batch) < _POP_BATCH:
-                return payloads
+            except InvalidSignal as exc:
+                invalid.append(exc)
+        if invalid and not payloads:
+            raise invalid[-1]
+        for skipped in invalid:
+            LOG.warning("skipped a malformed signal on queue %s: %s", name, skipped)
+        return payloads
 
     def revoke(self, endpoint: MetadataEndpoint | SignalEndpoint) -> None:
         name = endpoint.locator["queue"]

@@ -109,6 +109,8 @@ class EffectRunner:
 
 def outcome_of(future: Future[object]) -> Outcome:
     """A finished future as an Outcome; any exception becomes a Failure value."""
+    if future.cancelled():
+        return Outcome(failure=Failure("CancelledError", "the executor was shut down", True))
     exc = future.exception()
     if exc is None:
         return Outcome(future.result())
