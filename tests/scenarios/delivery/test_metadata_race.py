@@ -142,3 +142,9 @@ def test_an_object_stamped_an_hour_ahead_is_reported_stuck_and_never_delivered()
     assert report.failure.type_name == "DeliveryStuck"
     assert "older than the latest" in report.failure.message
     assert world.missing() == 20
+
+
+def test_a_round_is_a_pure_function_of_its_seed() -> None:
+    config = dataclasses.replace(AT_ONCE, knobs=dataclasses.replace(NETWORK, error_rate=0.1))
+    assert run_round(config, 17) == run_round(config, 17)
+    assert run_heat_round(ONE_BY_ONE, 17) == run_heat_round(ONE_BY_ONE, 17)
