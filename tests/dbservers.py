@@ -1,0 +1,72 @@
+"""Scratch databases on the test backends: SQLite files, and fresh PostgreSQL/MariaDB databases.
+
+Server URLs come from ``THERMIK_TEST_POSTGRESQL_URL`` / ``THERMIK_TEST_MYSQL_URL`` (defaults:
+the machine's local servers). Each scratch database gets a random name and is dropped after use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlalchemy
+from sqlalchemy.engine import URL, make_url
+
+BACKENDS = ("sqlite", "postgresql", "mysql")
+SERVER_URLS = {
+    "postgresql": os.environ.get(
+        "THERMIK_TEST_POSTGRESQL_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+    ),
+    "mysql": os.environ.get("THERMIK_TEST_MYSQL_URL", "mysql+pymysql://root@127.0.0.1:3306/test"),
+}
+
+
+def services_required() -> bool:
+    """Whether a missing database server must fail the run (CI) instead of skipping."""
+    return os.environ.get("THERMIK_REQUIRE_SERVICES") == "1"
+
+
+def admin_url(backend: str) -> URL:
+    """The URL of the server's maintenance database for ``backend``."""
+    return make_url(SERVER_URLS[backend])
+
+
+def unavailable(backend: str) -> str | None:
+    """Why ``backend`` cannot be used here, or ``None`` if it can."""
+    if backend == "sqlite":
+        return None
+    engine = sqlalchemy.create_engine(admin_url(backend), poolclass=sqlalchemy.NullPool)
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+    except sqlalchemy.exc.DBAPIError as error:
+        where = admin_url(backend).render_as_string(hide_password=True)
+        return f"{backend} at {where} is not reachable: {str(error.orig).strip()}"
+    finally:
+        engine.dispose()
+    return None
+
+
+@contextlib.contextmanager
+def scratch_database(backend: str, directory: Path) -> Iterator[str]:
+    """A new empty database on ``backend``; yields its URL and drops it afterwards."""
+    name = f"thermik_test_{uuid.uuid4().hex[:12]}"
+    if backend == "sqlite":
+        yield f"sqlite:///{directory / (name + '.sqlite')}"
+        return
+    admin = sqlalchemy.create_engine(
+        admin_url(backend), isolation_level="AUTOCOMMIT", poolclass=sqlalchemy.NullPool
+    )
+    charset = " CHARACTER SET utf8mb4" if backend == "mysql" else ""
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f"CREATE DATABASE {name}{charset}")
+    try:
+        yield admin_url(backend).set(database=name).render_as_string(hide_password=False)
+    finally:
+        force = " WITH (FORCE)" if backend == "postgresql" else ""
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}{force}")
+        admin.dispose()

@@ -1,0 +1,183 @@
+"""Connections and transactions for one database, built from :class:`DatabaseSettings`.
+
+Every store operation is a function of a :class:`~sqlalchemy.Connection` run by
+:meth:`Database.write` or :meth:`Database.read` inside one transaction. On SQLite all writes of
+the process go through one writer connection under a lock and start with ``BEGIN IMMEDIATE``:
+SQLite admits one writer at a time, and letting many connections race for it only produces
+``database is locked``. Readers use their own pooled connections (WAL lets them run beside the
+writer). PostgreSQL and MariaDB run transactions in READ COMMITTED, and a deadlock or
+serialization failure re-runs the whole transaction (tenacity).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import tenacity
+from sqlalchemy import Connection, Engine, create_engine, event, exc, make_url
+from sqlalchemy.engine import URL
+
+from thermik.conf.settings import DatabaseSettings
+from thermik.errors import ConfigError, DatabaseUnavailable, ThermikError
+from thermik.persistence import dberrors
+
+T = TypeVar("T")
+Work = Callable[[Connection], T]
+
+_RETRY_ATTEMPTS = 6
+_SERVER_DIALECTS = ("postgresql", "mysql", "mariadb")
+
+
+class Database:
+    """The engines of one database and the rules for running a transaction on them."""
+
+    def __init__(self, settings: DatabaseSettings) -> None:
+        self.url = _parse_url(settings.connection)
+        self.where = self.url.render_as_string(hide_password=True)
+        self.dialect = self.url.get_backend_name()
+        if self.dialect == "sqlite":
+            self._writer_engine = _sqlite_engine(self.url, settings, "BEGIN IMMEDIATE", 1)
+            self._reader_engine = _sqlite_engine(self.url, settings, "BEGIN", settings.pool_size)
+        elif self.dialect in _SERVER_DIALECTS:
+            self._writer_engine = _server_engine(self.url, settings)
+            self._reader_engine = self._writer_engine
+        else:
+            raise ConfigError(
+                f"[database] connection: unsupported database {self.dialect!r} "
+                "(use sqlite, postgresql+psycopg or mysql+pymysql)"
+            )
+        self._write_lock = threading.Lock() if self.dialect == "sqlite" else None
+        self._writer: Connection | None = None
+
+    @property
+    def is_sqlite(self) -> bool:
+        """Whether this is the embedded SQLite database (one writer at a time)."""
+        return self.dialect == "sqlite"
+
+    def write(self, work: Work[T]) -> T:
+        """Run ``work`` in one write transaction; commit if it returns, roll back if it raises."""
+        if self._write_lock is not None:
+            with self._write_lock:
+                return self._guarded(lambda: self._run_on_writer(work))
+        return self._retrying(work, self._writer_engine)
+
+    def read(self, work: Work[T]) -> T:
+        """Run ``work`` in one read transaction (a consistent snapshot on every backend)."""
+        if self._write_lock is not None:
+            return self._guarded(lambda: _run_on_pool(work, self._reader_engine))
+        return self._retrying(work, self._reader_engine)
+
+    def dispose(self) -> None:
+        """Close every connection; the database may be used again afterwards."""
+        if self._write_lock is not None:
+            with self._write_lock:
+                self._close_writer()
+        self._writer_engine.dispose()
+        self._reader_engine.dispose()
+
+    def _close_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def _run_on_writer(self, work: Work[T]) -> T:
+        if self._writer is None or self._writer.invalidated:
+            self._close_writer()
+            self._writer = self._writer_engine.connect()
+        with self._writer.begin():
+            return work(self._writer)
+
+    def _retrying(self, work: Work[T], engine: Engine) -> T:
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception(dberrors.is_retryable),
+            stop=tenacity.stop_after_attempt(_RETRY_ATTEMPTS),
+            wait=tenacity.wait_random_exponential(multiplier=0.01, max=0.5),
+            reraise=True,
+        )
+        result: T = self._guarded(lambda: retrying(_run_on_pool, work, engine))
+        return result
+
+    def _guarded(self, run: Callable[[], T]) -> T:
+        try:
+            return run()
+        except (ThermikError, exc.IntegrityError):
+            # Integrity errors mean something to the caller (duplicate name, missing parent).
+            raise
+        except (exc.DBAPIError, exc.TimeoutError) as error:
+            raise dberrors.translate(error, self.where) from error
+
+
+def _run_on_pool(work: Work[T], engine: Engine) -> T:
+    with engine.connect() as connection, connection.begin():
+        return work(connection)
+
+
+def _parse_url(connection: str) -> URL:
+    try:
+        url = make_url(connection)
+    except exc.ArgumentError as error:
+        raise ConfigError(f"[database] connection: not a database URL: {error}") from error
+    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
+        raise ConfigError(
+            "[database] connection: in-memory SQLite cannot be shared between connections; "
+            "give a file (sqlite:////path/thermik.sqlite)"
+        )
+    return url
+
+
+def _sqlite_engine(url: URL, settings: DatabaseSettings, begin: str, pool_size: int) -> Engine:
+    assert url.database is not None
+    try:
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise DatabaseUnavailable(
+            f"database {url}: cannot create its directory: {error}"
+        ) from None
+    engine = create_engine(
+        url,
+        echo=settings.echo,
+        pool_size=pool_size,
+        max_overflow=0 if pool_size == 1 else pool_size,
+        connect_args={"check_same_thread": False, "timeout": settings.busy_timeout},
+    )
+    busy_ms = settings.busy_timeout * 1000
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        # Autocommit at the driver level so that the BEGIN below is the only transaction start.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        # NORMAL in WAL mode survives any process crash; only a power loss can drop the last
+        # commits, and an fsync per commit would cost more than the whole write path.
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Connection) -> None:
+        # Straight to the driver: this runs before every transaction, on the hot path.
+        try:
+            connection.connection.driver_connection.execute(begin)  # type: ignore[union-attr]
+        except sqlite3.Error as error:
+            raise exc.OperationalError(begin, None, error) from error
+
+    return engine
+
+
+def _server_engine(url: URL, settings: DatabaseSettings) -> Engine:
+    if url.get_backend_name() in ("mysql", "mariadb") and "charset" not in url.query:
+        url = url.update_query_dict({"charset": "utf8mb4"})
+    return create_engine(
+        url,
+        echo=settings.echo,
+        pool_size=settings.pool_size,
+        max_overflow=settings.pool_size,
+        pool_pre_ping=True,
+        isolation_level="READ COMMITTED",
+    )

@@ -1,0 +1,1 @@
+"""Alembic migration scripts (see :mod:`thermik.persistence.migration`)."""

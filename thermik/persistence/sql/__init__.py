@@ -1,0 +1,1 @@
+"""The SQLAlchemy implementation of the Store, one module per concern."""

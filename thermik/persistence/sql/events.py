@@ -1,0 +1,156 @@
+"""Events (append, page, prune) and the append-only convergence join log."""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+from sqlalchemy import Connection, Row, and_, delete, insert, select
+
+from thermik.errors import InvalidRequest, StackNotFound
+from thermik.persistence.resource_values import Event, EventQuery, JoinArrival, NewEvent
+from thermik.persistence.sql.base import SqlBase, check_length, reason
+from thermik.persistence.sql.hot import HotStatement
+from thermik.persistence.sql.tables import EVENT, JOIN_ARRIVAL
+from thermik.persistence.store import EventStore
+
+INSERT_EVENT = HotStatement(insert(EVENT))
+_INSERT_ARRIVAL = HotStatement(insert(JOIN_ARRIVAL))
+_ARRIVALS = select(
+    JOIN_ARRIVAL.c.traversal_id, JOIN_ARRIVAL.c.node, JOIN_ARRIVAL.c.sender, JOIN_ARRIVAL.c.payload
+)
+
+
+def _to_event(row: Row[Any] | SimpleNamespace) -> Event:
+    return Event(
+        id=row.uuid,
+        stack_id=row.stack_id,
+        resource_name=row.resource_name,
+        resource_action=row.resource_action,
+        resource_status=row.resource_status,
+        resource_status_reason=row.resource_status_reason,
+        resource_type=row.resource_type,
+        physical_resource_id=row.physical_resource_id,
+        resource_properties=row.resource_properties,
+        created_at=row.created_at,
+    )
+
+
+def event_row(new: NewEvent, now: datetime.datetime) -> dict[str, Any]:
+    """The row of the event table that records ``new`` at ``now``."""
+    check_length("resource_name", new.resource_name, 255)
+    return {
+        "uuid": str(uuid.uuid4()),
+        "stack_id": new.stack_id,
+        "resource_name": new.resource_name,
+        "resource_action": new.resource_action,
+        "resource_status": new.resource_status,
+        "resource_status_reason": reason(new.resource_status_reason),
+        "resource_type": new.resource_type,
+        "physical_resource_id": new.physical_resource_id,
+        "resource_properties": new.resource_properties,
+        "created_at": now,
+    }
+
+
+def _no_stack(stack_id: str) -> Callable[[], StackNotFound]:
+    return lambda: StackNotFound(f"stack {stack_id} not found", stack=stack_id)
+
+
+def _event_filters(query: EventQuery) -> list[Any]:
+    where = [EVENT.c.stack_id == query.stack_id]
+    for name in ("resource_name", "resource_action", "resource_status"):
+        value = getattr(query, name)
+        if value is not None:
+            where.append(EVENT.c[name] == value)
+    return where
+
+
+class SqlEvents(SqlBase, EventStore):
+    """Events and join arrivals in SQL."""
+
+    def append_event(self, new: NewEvent) -> Event:
+        row = event_row(new, self._clock())
+        self._write_referring(
+            lambda conn: INSERT_EVENT.execute(conn, row), _no_stack(new.stack_id)
+        )
+        return _to_event(SimpleNamespace(**row))
+
+    def list_events(self, query: EventQuery) -> list[Event]:
+        if query.sort_dir not in ("asc", "desc"):
+            raise InvalidRequest(f"sort direction must be asc or desc, not {query.sort_dir!r}")
+        if query.limit is not None and query.limit < 0:
+            raise InvalidRequest("limit must not be negative", path=("limit",))
+        ascending = query.sort_dir == "asc"
+
+        def work(conn: Connection) -> list[Row[Any]]:
+            stmt = select(EVENT).where(*_event_filters(query))
+            if query.marker is not None:
+                marker = conn.execute(
+                    select(EVENT.c.id).where(
+                        EVENT.c.uuid == query.marker, EVENT.c.stack_id == query.stack_id
+                    )
+                ).scalar()
+                if marker is None:
+                    raise InvalidRequest(f"marker {query.marker} is not an event of this stack")
+                stmt = stmt.where(EVENT.c.id > marker if ascending else EVENT.c.id < marker)
+            stmt = stmt.order_by(EVENT.c.id.asc() if ascending else EVENT.c.id.desc())
+            if query.limit is not None:
+                stmt = stmt.limit(query.limit)
+            return list(conn.execute(stmt).all())
+
+        return [_to_event(row) for row in self._db.read(work)]
+
+    def prune_events(self, stack_id: str, keep: int) -> int:
+        if keep < 0:
+            raise InvalidRequest("the number of events to keep must not be negative")
+
+        def work(conn: Connection) -> int:
+            newest = (
+                select(EVENT.c.id)
+                .where(EVENT.c.stack_id == stack_id)
+                .order_by(EVENT.c.id.desc())
+                .offset(keep)
+                .limit(1)
+            )
+            cutoff = conn.execute(newest).scalar()
+            if cutoff is None:
+                return 0
+            stmt = delete(EVENT).where(and_(EVENT.c.stack_id == stack_id, EVENT.c.id <= cutoff))
+            return int(conn.execute(stmt).rowcount)
+
+        return self._db.write(work)
+
+    def append_arrival(self, stack_id: str, arrival: JoinArrival) -> None:
+        check_length("node", arrival.node, 255)
+        check_length("sender", arrival.sender, 255)
+        row = {
+            "stack_id": stack_id,
+            "traversal_id": arrival.traversal_id,
+            "node": arrival.node,
+            "sender": arrival.sender,
+            "payload": arrival.payload,
+            "created_at": self._clock(),
+        }
+        self._write_referring(lambda conn: _INSERT_ARRIVAL.execute(conn, row), _no_stack(stack_id))
+
+    def list_arrivals(self, traversal_id: str, node: str) -> list[JoinArrival]:
+        stmt = _ARRIVALS.where(
+            JOIN_ARRIVAL.c.traversal_id == traversal_id, JOIN_ARRIVAL.c.node == node
+        ).order_by(JOIN_ARRIVAL.c.id)
+        return [JoinArrival(*row) for row in self._db.read(lambda c: c.execute(stmt).all())]
+
+    def list_traversal_arrivals(self, traversal_id: str) -> list[JoinArrival]:
+        stmt = _ARRIVALS.where(JOIN_ARRIVAL.c.traversal_id == traversal_id).order_by(
+            JOIN_ARRIVAL.c.id
+        )
+        return [JoinArrival(*row) for row in self._db.read(lambda c: c.execute(stmt).all())]
+
+    def delete_arrivals(self, stack_id: str, *, except_traversal: str | None = None) -> int:
+        stmt = delete(JOIN_ARRIVAL).where(JOIN_ARRIVAL.c.stack_id == stack_id)
+        if except_traversal is not None:
+            stmt = stmt.where(JOIN_ARRIVAL.c.traversal_id != except_traversal)
+        return int(self._db.write(lambda conn: conn.execute(stmt).rowcount))

@@ -1,0 +1,133 @@
+"""A resource's private key/value data, stored properties and cached attribute values."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import Column, Connection, delete, insert, select, update
+from sqlalchemy import exc as sa_exc
+
+from thermik.errors import ResourceNotFound
+from thermik.persistence import crypto, dberrors
+from thermik.persistence.sql.base import SqlBase, check_length, new_id
+from thermik.persistence.sql.tables import PROPERTIES_DATA, RESOURCE, RESOURCE_DATA
+from thermik.persistence.store import ResourceDataStore
+from thermik.persistence.values import JSON
+
+
+def _missing(resource_id: int) -> ResourceNotFound:
+    return ResourceNotFound(f"resource {resource_id} not found")
+
+
+class SqlResourceData(SqlBase, ResourceDataStore):
+    """Resource data and property blobs in SQL."""
+
+    def set_resource_data(
+        self, resource_id: int, key: str, value: str, *, redact: bool = False
+    ) -> None:
+        check_length("key", key, 255)
+        stored = self._secrets.encrypt(value, "resource_data", key) if redact else value
+        values = {
+            "value": stored,
+            "redact": redact,
+            "decrypt_method": crypto.METHOD if redact else None,
+        }
+        where = (RESOURCE_DATA.c.resource_id == resource_id, RESOURCE_DATA.c.key == key)
+
+        def work(conn: Connection) -> None:
+            if conn.execute(update(RESOURCE_DATA).where(*where).values(**values)).rowcount:
+                return
+            try:
+                with conn.begin_nested():
+                    row = {"resource_id": resource_id, "key": key, **values}
+                    conn.execute(insert(RESOURCE_DATA).values(**row))
+            except sa_exc.IntegrityError as error:
+                if dberrors.is_foreign_key_violation(error):
+                    raise _missing(resource_id) from None
+                # Another writer inserted the key meanwhile; the last writer wins.
+                conn.execute(update(RESOURCE_DATA).where(*where).values(**values))
+
+        self._db.write(work)
+
+    def get_resource_data(self, resource_id: int) -> dict[str, str]:
+        stmt = select(RESOURCE_DATA).where(RESOURCE_DATA.c.resource_id == resource_id)
+        rows = self._db.read(lambda conn: conn.execute(stmt).all())
+        return {
+            row.key: (
+                self._secrets.decrypt(row.value, row.decrypt_method, "resource_data", row.key)
+                if row.redact
+                else row.value
+            )
+            for row in rows
+        }
+
+    def delete_resource_data(self, resource_id: int, key: str) -> None:
+        stmt = delete(RESOURCE_DATA).where(
+            RESOURCE_DATA.c.resource_id == resource_id, RESOURCE_DATA.c.key == key
+        )
+        self._db.write(lambda conn: conn.execute(stmt))
+
+    def store_resource_properties(
+        self, resource_id: int, properties: Mapping[str, JSON], *, encrypt: bool = False
+    ) -> None:
+        self._store_blob(resource_id, RESOURCE.c.properties_data_id, properties, encrypt)
+
+    def get_resource_properties(self, resource_id: int) -> Mapping[str, JSON] | None:
+        return self._load_blob(resource_id, RESOURCE.c.properties_data_id)
+
+    def store_resource_attributes(
+        self, resource_id: int, attributes: Mapping[str, JSON] | None
+    ) -> None:
+        self._store_blob(resource_id, RESOURCE.c.attr_data_id, attributes, False)
+
+    def get_resource_attributes(self, resource_id: int) -> Mapping[str, JSON] | None:
+        return self._load_blob(resource_id, RESOURCE.c.attr_data_id)
+
+    def _store_blob(
+        self,
+        resource_id: int,
+        column: Column[Any],
+        data: Mapping[str, JSON] | None,
+        encrypt: bool,
+    ) -> None:
+        text = None if data is None else json.dumps(data, separators=(",", ":"))
+        if text is not None and encrypt:
+            text = self._secrets.encrypt(text, "resources", resource_id, "properties")
+        now = self._clock()
+
+        def work(conn: Connection) -> None:
+            old = conn.execute(select(column).where(RESOURCE.c.id == resource_id)).one_or_none()
+            if old is None:
+                raise _missing(resource_id)
+            blob_id = None
+            if text is not None:
+                row = {"data": text, "encrypted": encrypt, "created_at": now}
+                blob_id = new_id(conn.execute(insert(PROPERTIES_DATA).values(**row)))
+            conn.execute(
+                update(RESOURCE).where(RESOURCE.c.id == resource_id).values({column: blob_id})
+            )
+            if old[0] is not None:
+                conn.execute(delete(PROPERTIES_DATA).where(PROPERTIES_DATA.c.id == old[0]))
+
+        self._db.write(work)
+
+    def _load_blob(self, resource_id: int, column: Column[Any]) -> Mapping[str, JSON] | None:
+        stmt = (
+            select(RESOURCE.c.id, PROPERTIES_DATA.c.data, PROPERTIES_DATA.c.encrypted)
+            .outerjoin(PROPERTIES_DATA, PROPERTIES_DATA.c.id == column)
+            .where(RESOURCE.c.id == resource_id)
+        )
+        row = self._db.read(lambda conn: conn.execute(stmt).one_or_none())
+        if row is None:
+            raise _missing(resource_id)
+        if row.data is None:
+            return None
+        text = row.data
+        if row.encrypted:
+            text = self._secrets.decrypt(
+                text, crypto.METHOD, "resources", resource_id, "properties"
+            )
+        result: Mapping[str, JSON] = json.loads(text)
+        return result

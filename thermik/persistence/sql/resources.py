@@ -1,0 +1,273 @@
+"""Resource versions and Heat's row lock: compare-and-swap on (engine_id, atomic_key).
+
+This is the engine's hot path (every resource action locks, writes and unlocks its row), so the
+statements are built once; the columns to SET come from each call's parameters.
+"""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
+
+from thermik.errors import GenerationConflict, LockConflict, ResourceNotFound, StackNotFound
+from thermik.persistence.resource_values import (
+    NO_CHANGES,
+    NewEvent,
+    NewResource,
+    Resource,
+    ResourceChanges,
+)
+from thermik.persistence.sql.base import SqlBase, check_length, reason
+from thermik.persistence.sql.events import INSERT_EVENT, event_row
+from thermik.persistence.sql.hot import HotStatement
+from thermik.persistence.sql.tables import RESOURCE
+from thermik.persistence.store import ResourceStore
+from thermik.persistence.values import JSON, changed_fields
+
+_INSERT = HotStatement(insert(RESOURCE))
+_BY_ID = RESOURCE.c.id == bindparam("b_id")
+_AT_KEY = RESOURCE.c.atomic_key == bindparam("b_key")
+_UNLOCKED = HotStatement(update(RESOURCE).where(_BY_ID, _AT_KEY, RESOURCE.c.engine_id.is_(None)))
+_HELD = HotStatement(
+    update(RESOURCE).where(_BY_ID, _AT_KEY, RESOURCE.c.engine_id == bindparam("b_engine"))
+)
+_SET_METADATA = update(RESOURCE).where(
+    _BY_ID, RESOURCE.c.metadata_generation == bindparam("b_generation")
+)
+_SELECT = select(RESOURCE)
+
+
+def to_resource(row: Row[Any]) -> Resource:
+    """A resource value from a row of the resource table."""
+    return Resource(
+        id=row.id,
+        uuid=row.uuid,
+        stack_id=row.stack_id,
+        root_stack_id=row.root_stack_id,
+        name=row.name,
+        resource_type=row.resource_type,
+        physical_resource_id=row.physical_resource_id,
+        action=row.action,
+        status=row.status,
+        status_reason=row.status_reason,
+        requires=tuple(row.requires),
+        replaces=row.replaces,
+        replaced_by=row.replaced_by,
+        current_template_id=row.current_template_id,
+        engine_id=row.engine_id,
+        atomic_key=row.atomic_key,
+        metadata=row.rsrc_metadata or {},
+        metadata_generation=row.metadata_generation,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _columns(changes: ResourceChanges) -> dict[str, Any]:
+    columns = changed_fields(changes)
+    if "requires" in columns:
+        columns["requires"] = sorted(columns["requires"])
+    if "status_reason" in columns:
+        columns["status_reason"] = reason(columns["status_reason"])
+    check_length("physical_resource_id", columns.get("physical_resource_id"), 255)
+    return columns
+
+
+def _new_row(new: NewResource, now: datetime.datetime) -> dict[str, Any]:
+    check_length("name", new.name, 255)
+    check_length("resource_type", new.resource_type, 255)
+    return {
+        "uuid": str(uuid.uuid4()),
+        "stack_id": new.stack_id,
+        "root_stack_id": new.root_stack_id,
+        "name": new.name,
+        "resource_type": new.resource_type,
+        "physical_resource_id": None,
+        "action": new.action,
+        "status": new.status,
+        "status_reason": reason(new.status_reason),
+        "requires": sorted(new.requires),
+        "replaces": new.replaces,
+        "replaced_by": None,
+        "current_template_id": new.current_template_id,
+        "engine_id": None,
+        "atomic_key": 0,
+        "rsrc_metadata": {},
+        "metadata_generation": 0,
+        "created_at": now,
+        "updated_at": None,
+    }
+
+
+def _inserted(conn: Connection, row: dict[str, Any]) -> Resource:
+    row["id"] = _INSERT.execute(conn, row).inserted_id
+    return Resource(
+        **{k: v for k, v in row.items() if k not in ("rsrc_metadata", "requires")},
+        requires=tuple(row["requires"]),
+        metadata={},
+    )
+
+
+def _lock_lost(conn: Connection, resource_id: int, engine_id: str | None, key: int) -> None:
+    row = conn.execute(
+        select(RESOURCE.c.engine_id, RESOURCE.c.atomic_key).where(RESOURCE.c.id == resource_id)
+    ).first()
+    if row is None:
+        raise ResourceNotFound(f"resource {resource_id} not found")
+    holder = f"locked by engine {row.engine_id}" if row.engine_id else "unlocked"
+    wanted = f"held by engine {engine_id}" if engine_id else "unlocked"
+    raise LockConflict(
+        f"resource {resource_id} is {holder} at atomic key {row.atomic_key}; "
+        f"expected it {wanted} at atomic key {key}"
+    )
+
+
+def _no_stack(new: NewResource) -> Callable[[], StackNotFound]:
+    return lambda: StackNotFound(
+        f"stack {new.stack_id} or template {new.current_template_id} of resource "
+        f"{new.name} not found",
+        stack=new.stack_id,
+    )
+
+
+def _no_event_stack(event: NewEvent | None) -> StackNotFound:
+    stack = event.stack_id if event else "?"
+    return StackNotFound(f"stack {stack} of the event not found", stack=stack)
+
+
+class SqlResources(SqlBase, ResourceStore):
+    """Resource versions in SQL."""
+
+    def create_resource(self, new: NewResource) -> Resource:
+        row = _new_row(new, self._clock())
+        return self._write_referring(lambda conn: _inserted(conn, row), _no_stack(new))
+
+    def replace_resource(self, old_id: int, atomic_key: int, new: NewResource) -> Resource:
+        now = self._clock()
+        row = _new_row(new, now)
+        row["replaces"] = old_id
+
+        def work(conn: Connection) -> Resource:
+            created = _inserted(conn, row)
+            params: dict[str, Any] = {"b_id": old_id, "b_key": atomic_key}
+            params.update(atomic_key=atomic_key + 1)
+            params.update(replaced_by=created.id, updated_at=now)
+            if _UNLOCKED.execute(conn, params).rowcount != 1:
+                _lock_lost(conn, old_id, None, atomic_key)  # rolls the insert back
+            return created
+
+        return self._write_referring(work, _no_stack(new))
+
+    def get_resource(self, resource_id: int) -> Resource:
+        stmt = _SELECT.where(RESOURCE.c.id == resource_id)
+        row = self._db.read(lambda conn: conn.execute(stmt).one_or_none())
+        if row is None:
+            raise ResourceNotFound(f"resource {resource_id} not found")
+        return to_resource(row)
+
+    def _select_many(self, condition: Any) -> list[Resource]:
+        stmt = _SELECT.where(condition).order_by(RESOURCE.c.id)
+        return [to_resource(r) for r in self._db.read(lambda conn: conn.execute(stmt).all())]
+
+    def list_resources(self, stack_id: str) -> list[Resource]:
+        return self._select_many(RESOURCE.c.stack_id == stack_id)
+
+    def list_resources_by_root(self, root_stack_id: str) -> list[Resource]:
+        return self._select_many(RESOURCE.c.root_stack_id == root_stack_id)
+
+    def find_resources_by_physical_id(self, physical_resource_id: str) -> list[Resource]:
+        return self._select_many(RESOURCE.c.physical_resource_id == physical_resource_id)
+
+    def lock_resource(
+        self,
+        resource_id: int,
+        engine_id: str,
+        atomic_key: int,
+        changes: ResourceChanges = NO_CHANGES,
+        *,
+        event: NewEvent | None = None,
+    ) -> int:
+        return self._guarded(_UNLOCKED, resource_id, None, atomic_key, changes, engine_id, event)
+
+    def unlock_resource(
+        self,
+        resource_id: int,
+        engine_id: str,
+        atomic_key: int,
+        changes: ResourceChanges = NO_CHANGES,
+        *,
+        event: NewEvent | None = None,
+    ) -> int:
+        return self._guarded(_HELD, resource_id, engine_id, atomic_key, changes, None, event)
+
+    def update_resource(
+        self,
+        resource_id: int,
+        atomic_key: int,
+        changes: ResourceChanges,
+        *,
+        engine_id: str | None = None,
+        event: NewEvent | None = None,
+    ) -> int:
+        stmt = _UNLOCKED if engine_id is None else _HELD
+        return self._guarded(stmt, resource_id, engine_id, atomic_key, changes, engine_id, event)
+
+    def _guarded(
+        self,
+        stmt: HotStatement,
+        resource_id: int,
+        holder: str | None,
+        atomic_key: int,
+        changes: ResourceChanges,
+        new_holder: str | None,
+        event: NewEvent | None,
+    ) -> int:
+        """One guarded UPDATE (``holder`` expected, ``new_holder`` set) and its event."""
+        params = _columns(changes)
+        params.update(engine_id=new_holder, atomic_key=atomic_key + 1, updated_at=self._clock())
+        params.update(b_id=resource_id, b_key=atomic_key)
+        if holder is not None:
+            params["b_engine"] = holder
+
+        event_values = None if event is None else event_row(event, params["updated_at"])
+
+        def work(conn: Connection) -> int:
+            if stmt.execute(conn, params).rowcount != 1:
+                _lock_lost(conn, resource_id, holder, atomic_key)
+            if event_values is not None:
+                INSERT_EVENT.execute(conn, event_values)
+            return atomic_key + 1
+
+        return self._write_referring(work, lambda: _no_event_stack(event))
+
+    def delete_resource(self, resource_id: int) -> None:
+        stmt = delete(RESOURCE).where(RESOURCE.c.id == resource_id)
+        self._db.write(lambda conn: conn.execute(stmt))
+
+    def set_resource_metadata(
+        self, resource_id: int, metadata: Mapping[str, JSON], expected_generation: int
+    ) -> int:
+        params = {
+            "b_id": resource_id,
+            "b_generation": expected_generation,
+            "rsrc_metadata": dict(metadata),
+            "metadata_generation": expected_generation + 1,
+        }
+
+        def work(conn: Connection) -> int:
+            if conn.execute(_SET_METADATA, params).rowcount == 1:
+                return expected_generation + 1
+            stmt = select(RESOURCE.c.metadata_generation).where(RESOURCE.c.id == resource_id)
+            current = conn.execute(stmt).scalar()
+            if current is None:
+                raise ResourceNotFound(f"resource {resource_id} not found")
+            raise GenerationConflict(
+                f"resource {resource_id}: metadata generation is {current}, "
+                f"expected {expected_generation}"
+            )
+
+        return self._db.write(work)

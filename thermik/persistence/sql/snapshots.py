@@ -1,0 +1,140 @@
+"""Snapshots and stored user credentials."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import Connection, Row, delete, insert, select, update
+
+from thermik.errors import NotFound, StackNotFound
+from thermik.persistence import crypto
+from thermik.persistence.software_values import Snapshot
+from thermik.persistence.sql.base import SqlBase, check_length, new_id, reason
+from thermik.persistence.sql.tables import SNAPSHOT, USER_CREDS
+from thermik.persistence.store import SnapshotStore
+from thermik.persistence.values import JSON, KEEP, Keep, UserCreds
+
+_PLAIN_CREDS = ("username", "trustor_user_id", "tenant", "tenant_id", "auth_url", "region_name")
+
+
+def _to_snapshot(row: Row[Any]) -> Snapshot:
+    return Snapshot(
+        id=row.id,
+        stack_id=row.stack_id,
+        name=row.name,
+        tenant=row.tenant,
+        data=row.data,
+        action=row.action,
+        status=row.status,
+        status_reason=row.status_reason,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _snapshot_missing(snapshot_id: str) -> NotFound:
+    return NotFound(f"snapshot {snapshot_id} not found")
+
+
+class SqlSnapshots(SqlBase, SnapshotStore):
+    """Snapshots and credentials in SQL."""
+
+    def create_snapshot(
+        self,
+        stack_id: str,
+        tenant: str,
+        name: str | None,
+        *,
+        snapshot_id: str | None = None,
+    ) -> Snapshot:
+        check_length("name", name, 255)
+        value = Snapshot(
+            id=snapshot_id or str(uuid.uuid4()),
+            stack_id=stack_id,
+            name=name,
+            tenant=tenant,
+            data=None,
+            action="CREATE",
+            status="IN_PROGRESS",
+            status_reason="",
+            created_at=self._clock(),
+            updated_at=None,
+        )
+        row = {field: getattr(value, field) for field in Snapshot.__slots__}
+        self._write_referring(
+            lambda conn: conn.execute(insert(SNAPSHOT).values(**row)),
+            lambda: StackNotFound(f"stack {stack_id} not found", stack=stack_id),
+        )
+        return value
+
+    def get_snapshot(self, snapshot_id: str, *, tenant: str | None = None) -> Snapshot:
+        row = self._fetch_by_id(SNAPSHOT, snapshot_id, tenant)
+        if row is None:
+            raise _snapshot_missing(snapshot_id)
+        return _to_snapshot(row)
+
+    def list_snapshots(self, stack_id: str) -> list[Snapshot]:
+        stmt = (
+            select(SNAPSHOT)
+            .where(SNAPSHOT.c.stack_id == stack_id)
+            .order_by(SNAPSHOT.c.created_at, SNAPSHOT.c.id)
+        )
+        return [_to_snapshot(r) for r in self._db.read(lambda conn: conn.execute(stmt).all())]
+
+    def update_snapshot(
+        self,
+        snapshot_id: str,
+        *,
+        status: str | Keep = KEEP,
+        status_reason: str | Keep = KEEP,
+        data: Mapping[str, JSON] | Keep | None = KEEP,
+    ) -> Snapshot:
+        columns: dict[str, Any] = {"updated_at": self._clock()}
+        if status is not KEEP:
+            columns["status"] = status
+        if status_reason is not KEEP:
+            columns["status_reason"] = reason(status_reason)
+        if data is not KEEP:
+            columns["data"] = None if data is None else dict(data)
+        where = SNAPSHOT.c.id == snapshot_id
+
+        def work(conn: Connection) -> Snapshot:
+            if conn.execute(update(SNAPSHOT).where(where).values(**columns)).rowcount != 1:
+                raise _snapshot_missing(snapshot_id)
+            return _to_snapshot(conn.execute(select(SNAPSHOT).where(where)).one())
+
+        return self._db.write(work)
+
+    def delete_snapshot(self, snapshot_id: str) -> None:
+        stmt = delete(SNAPSHOT).where(SNAPSHOT.c.id == snapshot_id)
+        self._db.write(lambda conn: conn.execute(stmt))
+
+    def store_user_creds(self, creds: UserCreds) -> int:
+        row: dict[str, Any] = {name: getattr(creds, name) for name in _PLAIN_CREDS}
+        for name in ("password", "trust_id"):
+            secret = getattr(creds, name)
+            row[name] = (
+                None if secret is None else self._secrets.encrypt(secret, "user_creds", name)
+            )
+        row.update(decrypt_method=crypto.METHOD, created_at=self._clock())
+        stmt = insert(USER_CREDS).values(**row)
+        return self._db.write(lambda conn: new_id(conn.execute(stmt)))
+
+    def get_user_creds(self, creds_id: int) -> UserCreds:
+        stmt = select(USER_CREDS).where(USER_CREDS.c.id == creds_id)
+        row = self._db.read(lambda conn: conn.execute(stmt).one_or_none())
+        if row is None:
+            raise NotFound(f"user credentials {creds_id} not found")
+        secrets = {
+            name: None
+            if getattr(row, name) is None
+            else self._secrets.decrypt(getattr(row, name), row.decrypt_method, "user_creds", name)
+            for name in ("password", "trust_id")
+        }
+        return UserCreds(id=row.id, **{n: getattr(row, n) for n in _PLAIN_CREDS}, **secrets)
+
+    def delete_user_creds(self, creds_id: int) -> None:
+        stmt = delete(USER_CREDS).where(USER_CREDS.c.id == creds_id)
+        self._db.write(lambda conn: conn.execute(stmt))

@@ -1,0 +1,126 @@
+"""Raw templates: the document, its environment (hidden parameters encrypted) and files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlalchemy import Connection, delete, exists, insert, or_, select
+from sqlalchemy import exc as sa_exc
+
+from thermik.errors import Conflict, NotFound
+from thermik.persistence import crypto, dberrors
+from thermik.persistence.sql.base import SqlBase, new_id
+from thermik.persistence.sql.tables import RAW_TEMPLATE, RAW_TEMPLATE_FILES, RESOURCE, STACK
+from thermik.persistence.store import TemplateStore
+from thermik.persistence.values import JSON, RawTemplate
+
+#: Environment sections whose values of hidden parameters are encrypted.
+SECRET_SECTIONS = ("parameters", "parameter_defaults")
+
+
+class SqlTemplates(SqlBase, TemplateStore):
+    """Raw templates in SQL."""
+
+    def store_raw_template(
+        self,
+        template: Mapping[str, JSON],
+        environment: Mapping[str, JSON],
+        files: Mapping[str, str],
+        hidden_parameters: Iterable[str] = (),
+    ) -> int:
+        hidden = sorted(set(hidden_parameters))
+        stored_env = {"environment": self._seal(environment, hidden), "hidden": hidden}
+        digest = _digest(files) if files else None
+        now = self._clock()
+
+        def work(conn: Connection) -> int:
+            files_id = _files_row(conn, digest, files, now) if digest else None
+            values = {"template": template, "environment": stored_env, "files_id": files_id}
+            result = conn.execute(insert(RAW_TEMPLATE).values(created_at=now, **values))
+            return new_id(result)
+
+        return self._db.write(work)
+
+    def get_raw_template(self, template_id: int) -> RawTemplate:
+        def work(conn: Connection) -> Any:
+            stmt = (
+                select(RAW_TEMPLATE, RAW_TEMPLATE_FILES.c.files)
+                .outerjoin(RAW_TEMPLATE_FILES, RAW_TEMPLATE.c.files_id == RAW_TEMPLATE_FILES.c.id)
+                .where(RAW_TEMPLATE.c.id == template_id)
+            )
+            return conn.execute(stmt).one_or_none()
+
+        row = self._db.read(work)
+        if row is None:
+            raise NotFound(f"raw template {template_id} not found")
+        stored = row.environment
+        return RawTemplate(
+            id=row.id,
+            template=row.template,
+            environment=self._unseal(stored["environment"]),
+            files=row.files or {},
+            hidden_parameters=frozenset(stored["hidden"]),
+        )
+
+    def delete_raw_template(self, template_id: int) -> None:
+        def work(conn: Connection) -> None:
+            used = or_(
+                exists().where(STACK.c.raw_template_id == template_id),
+                exists().where(STACK.c.prev_raw_template_id == template_id),
+                exists().where(RESOURCE.c.current_template_id == template_id),
+            )
+            if conn.execute(select(used)).scalar():
+                raise Conflict(f"raw template {template_id} is still in use")
+            conn.execute(delete(RAW_TEMPLATE).where(RAW_TEMPLATE.c.id == template_id))
+
+        self._db.write(work)
+
+    def _seal(self, environment: Mapping[str, JSON], hidden: list[str]) -> dict[str, JSON]:
+        sealed = dict(environment)
+        encrypted: list[list[str]] = []
+        for section in SECRET_SECTIONS:
+            values = environment.get(section)
+            if not isinstance(values, Mapping):
+                continue
+            copy = dict(values)
+            for name in hidden:
+                if name in copy:
+                    plain = json.dumps(copy[name])
+                    copy[name] = self._secrets.encrypt(plain, section, name)
+                    encrypted.append([section, name])
+            sealed[section] = copy
+        return {"document": sealed, "encrypted": encrypted}
+
+    def _unseal(self, sealed: Mapping[str, JSON]) -> dict[str, JSON]:
+        environment = dict(sealed["document"])
+        for section, name in sealed["encrypted"]:
+            values = dict(environment[section])
+            token = values[name]
+            values[name] = json.loads(self._secrets.decrypt(token, crypto.METHOD, section, name))
+            environment[section] = values
+        return environment
+
+
+def _digest(files: Mapping[str, str]) -> str:
+    canonical = json.dumps(files, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _files_row(conn: Connection, digest: str, files: Mapping[str, str], now: Any) -> int:
+    """The id of the files row with ``digest``, inserted if no template shares it yet."""
+    find = select(RAW_TEMPLATE_FILES.c.id).where(RAW_TEMPLATE_FILES.c.digest == digest)
+    found = conn.execute(find).scalar()
+    if found is not None:
+        return int(found)
+    try:
+        with conn.begin_nested():
+            stmt = insert(RAW_TEMPLATE_FILES).values(digest=digest, files=files, created_at=now)
+            return new_id(conn.execute(stmt))
+    except sa_exc.IntegrityError as error:
+        # Another engine stored the same files between our SELECT and INSERT.
+        if not dberrors.is_unique_violation(error):
+            raise
+        return int(conn.execute(find).scalar_one())

@@ -1,0 +1,447 @@
+"""The Store: every persistence operation the engine, API and delivery need.
+
+Each method is one atomic statement or transaction. Methods return frozen values (never ORM
+rows) and raise only :mod:`thermik.errors` classes: ``NotFound`` subclasses for missing rows,
+``Conflict`` subclasses when a compare-and-swap loses, ``StoreError`` subclasses when the
+database cannot be used. The interface is split by concern; :class:`Store` is all of them.
+"""
+
+from __future__ import annotations
+
+import abc
+import datetime
+from collections.abc import Iterable, Mapping
+
+from thermik.persistence.resource_values import (
+    NO_CHANGES,
+    Event,
+    EventQuery,
+    JoinArrival,
+    NewEvent,
+    NewResource,
+    Resource,
+    ResourceChanges,
+)
+from thermik.persistence.software_values import (
+    DeploymentChanges,
+    EngineRecord,
+    NewSoftwareDeployment,
+    Snapshot,
+    SoftwareConfig,
+    SoftwareDeployment,
+    StackLease,
+)
+from thermik.persistence.values import (
+    JSON,
+    KEEP,
+    NO_STACK_CHANGES,
+    Keep,
+    NewStack,
+    RawTemplate,
+    Stack,
+    StackChanges,
+    StackQuery,
+    UserCreds,
+)
+
+
+class TemplateStore(abc.ABC):
+    """Raw templates with their files and environments."""
+
+    @abc.abstractmethod
+    def store_raw_template(
+        self,
+        template: Mapping[str, JSON],
+        environment: Mapping[str, JSON],
+        files: Mapping[str, str],
+        hidden_parameters: Iterable[str] = (),
+    ) -> int:
+        """Store a template; values of ``hidden_parameters`` in the environment are encrypted."""
+
+    @abc.abstractmethod
+    def get_raw_template(self, template_id: int) -> RawTemplate:
+        """The template, environment (decrypted) and files; ``NotFound`` if absent."""
+
+    @abc.abstractmethod
+    def delete_raw_template(self, template_id: int) -> None:
+        """Delete a template no stack or resource refers to (``Conflict`` otherwise)."""
+
+
+class StackStore(abc.ABC):
+    """Stacks, their traversal fencing token and their listing."""
+
+    @abc.abstractmethod
+    def create_stack(self, new: NewStack) -> Stack:
+        """Insert a stack (``DuplicateName`` if the tenant has a live stack of that name)."""
+
+    @abc.abstractmethod
+    def get_stack(
+        self, stack_id: str, *, tenant: str | None = None, show_deleted: bool = False
+    ) -> Stack:
+        """One stack; ``StackNotFound`` if absent, deleted, or of another tenant."""
+
+    @abc.abstractmethod
+    def get_stack_by_name(self, tenant: str, name: str) -> Stack:
+        """The live stack called ``name`` in ``tenant``."""
+
+    @abc.abstractmethod
+    def list_stacks(self, query: StackQuery) -> list[Stack]:
+        """Stacks matching ``query``, sorted and paged."""
+
+    @abc.abstractmethod
+    def count_stacks(self, query: StackQuery) -> int:
+        """How many stacks match ``query`` (ignoring marker and limit)."""
+
+    @abc.abstractmethod
+    def list_stack_tree(self, root_id: str) -> list[Stack]:
+        """The live stacks whose root is ``root_id``, the root included, shallowest first."""
+
+    @abc.abstractmethod
+    def swap_traversal(
+        self, stack_id: str, expected: str, new: str, changes: StackChanges = NO_STACK_CHANGES
+    ) -> Stack:
+        """Move ``current_traversal`` from ``expected`` to ``new`` and apply ``changes``.
+
+        Exactly one of several racing callers wins; the others get ``TraversalConflict``.
+        """
+
+    @abc.abstractmethod
+    def update_stack(self, stack_id: str, traversal: str, changes: StackChanges) -> Stack:
+        """Apply ``changes`` if ``traversal`` is still current (``TraversalConflict`` if not)."""
+
+    @abc.abstractmethod
+    def soft_delete_stack(self, stack_id: str, traversal: str) -> None:
+        """Mark the stack deleted if ``traversal`` is still current; its name becomes free."""
+
+    @abc.abstractmethod
+    def purge_deleted(self, older_than: datetime.datetime) -> int:
+        """Remove stacks soft-deleted before ``older_than`` with all their rows; the count."""
+
+
+class ResourceStore(abc.ABC):
+    """Resource versions and their row lock (``engine_id``, ``atomic_key``) as in Heat.
+
+    Every guarded write raises ``LockConflict`` when the row is not as expected and
+    ``ResourceNotFound`` when it is gone.
+    """
+
+    @abc.abstractmethod
+    def create_resource(self, new: NewResource) -> Resource:
+        """Insert a resource version."""
+
+    @abc.abstractmethod
+    def replace_resource(self, old_id: int, atomic_key: int, new: NewResource) -> Resource:
+        """Insert a replacement of an unlocked ``old_id`` and link both, or ``LockConflict``."""
+
+    @abc.abstractmethod
+    def get_resource(self, resource_id: int) -> Resource:
+        """One resource version; ``ResourceNotFound`` if absent."""
+
+    @abc.abstractmethod
+    def list_resources(self, stack_id: str) -> list[Resource]:
+        """Every version of every resource of a stack, oldest first."""
+
+    @abc.abstractmethod
+    def list_resources_by_root(self, root_stack_id: str) -> list[Resource]:
+        """Every resource version of a stack tree."""
+
+    @abc.abstractmethod
+    def find_resources_by_physical_id(self, physical_resource_id: str) -> list[Resource]:
+        """Resource versions with that physical id."""
+
+    @abc.abstractmethod
+    def lock_resource(
+        self,
+        resource_id: int,
+        engine_id: str,
+        atomic_key: int,
+        changes: ResourceChanges = NO_CHANGES,
+        *,
+        event: NewEvent | None = None,
+    ) -> int:
+        """Take the row lock of an unlocked row at ``atomic_key``; the new atomic key."""
+
+    @abc.abstractmethod
+    def unlock_resource(
+        self,
+        resource_id: int,
+        engine_id: str,
+        atomic_key: int,
+        changes: ResourceChanges = NO_CHANGES,
+        *,
+        event: NewEvent | None = None,
+    ) -> int:
+        """Release the lock ``engine_id`` holds at ``atomic_key`` (also: steal from the dead)."""
+
+    @abc.abstractmethod
+    def update_resource(
+        self,
+        resource_id: int,
+        atomic_key: int,
+        changes: ResourceChanges,
+        *,
+        engine_id: str | None = None,
+        event: NewEvent | None = None,
+    ) -> int:
+        """Change a row at ``atomic_key``: held by ``engine_id``, or unlocked when ``None``.
+
+        Like the lock and unlock, it appends ``event`` in the same transaction, so a state
+        change and the event reporting it are stored together or not at all.
+        """
+
+    @abc.abstractmethod
+    def delete_resource(self, resource_id: int) -> None:
+        """Delete a resource version and its data (no error if already gone)."""
+
+    @abc.abstractmethod
+    def set_resource_metadata(
+        self, resource_id: int, metadata: Mapping[str, JSON], expected_generation: int
+    ) -> int:
+        """Replace the resource's metadata if its generation is unchanged; the new generation."""
+
+
+class ResourceDataStore(abc.ABC):
+    """A resource's private data, stored properties and cached attributes."""
+
+    @abc.abstractmethod
+    def set_resource_data(
+        self, resource_id: int, key: str, value: str, *, redact: bool = False
+    ) -> None:
+        """Set one key; ``redact`` stores it encrypted."""
+
+    @abc.abstractmethod
+    def get_resource_data(self, resource_id: int) -> dict[str, str]:
+        """All keys of a resource, decrypted."""
+
+    @abc.abstractmethod
+    def delete_resource_data(self, resource_id: int, key: str) -> None:
+        """Delete one key (no error if absent)."""
+
+    @abc.abstractmethod
+    def store_resource_properties(
+        self, resource_id: int, properties: Mapping[str, JSON], *, encrypt: bool = False
+    ) -> None:
+        """Store the resolved properties of a resource version."""
+
+    @abc.abstractmethod
+    def get_resource_properties(self, resource_id: int) -> Mapping[str, JSON] | None:
+        """The stored properties, or ``None`` when never stored."""
+
+    @abc.abstractmethod
+    def store_resource_attributes(
+        self, resource_id: int, attributes: Mapping[str, JSON] | None
+    ) -> None:
+        """Cache resolved attribute values (``None`` clears the cache)."""
+
+    @abc.abstractmethod
+    def get_resource_attributes(self, resource_id: int) -> Mapping[str, JSON] | None:
+        """The cached attribute values, or ``None``."""
+
+
+class EventStore(abc.ABC):
+    """Stack and resource events, and the convergence join log."""
+
+    @abc.abstractmethod
+    def append_event(self, new: NewEvent) -> Event:
+        """Append an event."""
+
+    @abc.abstractmethod
+    def list_events(self, query: EventQuery) -> list[Event]:
+        """Events of a stack after ``query.marker``, at most ``query.limit``."""
+
+    @abc.abstractmethod
+    def prune_events(self, stack_id: str, keep: int) -> int:
+        """Delete all but the newest ``keep`` events of a stack; how many were deleted."""
+
+    @abc.abstractmethod
+    def append_arrival(self, stack_id: str, arrival: JoinArrival) -> None:
+        """Record one arrival at a join: one inserted row, whatever the join's size."""
+
+    @abc.abstractmethod
+    def list_arrivals(self, traversal_id: str, node: str) -> list[JoinArrival]:
+        """The arrivals at ``node`` in a traversal, in arrival order."""
+
+    @abc.abstractmethod
+    def list_traversal_arrivals(self, traversal_id: str) -> list[JoinArrival]:
+        """Every arrival of a traversal in order (to rebuild a stack's join state)."""
+
+    @abc.abstractmethod
+    def delete_arrivals(self, stack_id: str, *, except_traversal: str | None = None) -> int:
+        """Drop the join logs of a stack's traversals other than ``except_traversal``."""
+
+
+class SoftwareStore(abc.ABC):
+    """Software configs and deployments, and each server's metadata generation."""
+
+    @abc.abstractmethod
+    def create_software_config(
+        self,
+        name: str,
+        group: str,
+        config: Mapping[str, JSON],
+        tenant: str,
+        *,
+        config_id: str | None = None,
+    ) -> SoftwareConfig:
+        """Store an (immutable) software config."""
+
+    @abc.abstractmethod
+    def get_software_config(self, config_id: str, *, tenant: str | None = None) -> SoftwareConfig:
+        """One software config; ``NotFound`` if absent or of another tenant."""
+
+    @abc.abstractmethod
+    def list_software_configs(
+        self, tenant: str | None, *, marker: str | None = None, limit: int | None = None
+    ) -> list[SoftwareConfig]:
+        """Software configs, oldest first, paged by id ``marker``."""
+
+    @abc.abstractmethod
+    def delete_software_config(self, config_id: str, *, tenant: str | None = None) -> None:
+        """Delete a config (``Conflict`` while a deployment uses it)."""
+
+    @abc.abstractmethod
+    def create_software_deployment(self, new: NewSoftwareDeployment) -> SoftwareDeployment:
+        """Store a deployment."""
+
+    @abc.abstractmethod
+    def get_software_deployment(
+        self, deployment_id: str, *, tenant: str | None = None
+    ) -> SoftwareDeployment:
+        """One deployment; ``NotFound`` if absent or of another tenant."""
+
+    @abc.abstractmethod
+    def list_software_deployments(
+        self, *, tenant: str | None = None, server_id: str | None = None
+    ) -> list[SoftwareDeployment]:
+        """Deployments by tenant and/or server, oldest first."""
+
+    @abc.abstractmethod
+    def update_software_deployment(
+        self, deployment_id: str, changes: DeploymentChanges
+    ) -> SoftwareDeployment:
+        """Apply ``changes`` to a deployment."""
+
+    @abc.abstractmethod
+    def delete_software_deployment(self, deployment_id: str) -> None:
+        """Delete a deployment (no error if already gone)."""
+
+    @abc.abstractmethod
+    def get_metadata_generation(self, server_id: str) -> int:
+        """The metadata generation of a server (0 before the first bump)."""
+
+    @abc.abstractmethod
+    def bump_metadata_generation(self, server_id: str, expected: int) -> int:
+        """Move the generation from ``expected`` to ``expected + 1`` or ``GenerationConflict``."""
+
+
+class SnapshotStore(abc.ABC):
+    """Snapshots and stored user credentials."""
+
+    @abc.abstractmethod
+    def create_snapshot(
+        self,
+        stack_id: str,
+        tenant: str,
+        name: str | None,
+        *,
+        snapshot_id: str | None = None,
+    ) -> Snapshot:
+        """Create a snapshot row in CREATE_IN_PROGRESS."""
+
+    @abc.abstractmethod
+    def get_snapshot(self, snapshot_id: str, *, tenant: str | None = None) -> Snapshot:
+        """One snapshot; ``NotFound`` if absent."""
+
+    @abc.abstractmethod
+    def list_snapshots(self, stack_id: str) -> list[Snapshot]:
+        """A stack's snapshots, oldest first."""
+
+    @abc.abstractmethod
+    def update_snapshot(
+        self,
+        snapshot_id: str,
+        *,
+        status: str | Keep = KEEP,
+        status_reason: str | Keep = KEEP,
+        data: Mapping[str, JSON] | Keep | None = KEEP,
+    ) -> Snapshot:
+        """Record a snapshot's progress and data."""
+
+    @abc.abstractmethod
+    def delete_snapshot(self, snapshot_id: str) -> None:
+        """Delete a snapshot (no error if already gone)."""
+
+    @abc.abstractmethod
+    def store_user_creds(self, creds: UserCreds) -> int:
+        """Store credentials (``creds.id`` is ignored); password and trust id are encrypted."""
+
+    @abc.abstractmethod
+    def get_user_creds(self, creds_id: int) -> UserCreds:
+        """Stored credentials, decrypted."""
+
+    @abc.abstractmethod
+    def delete_user_creds(self, creds_id: int) -> None:
+        """Delete credentials (no error if already gone)."""
+
+
+class EngineStore(abc.ABC):
+    """The engine registry (heartbeats) and stack leases."""
+
+    @abc.abstractmethod
+    def register_engine(
+        self, engine_id: str, host: str, binary: str, topic: str, report_interval: int
+    ) -> EngineRecord:
+        """Register (or re-register) an engine; counts as a heartbeat."""
+
+    @abc.abstractmethod
+    def heartbeat(self, engine_id: str) -> None:
+        """Record that the engine is alive (``NotFound`` if it was deregistered)."""
+
+    @abc.abstractmethod
+    def list_engines(self) -> list[EngineRecord]:
+        """Registered engines with their last heartbeat."""
+
+    @abc.abstractmethod
+    def deregister_engine(self, engine_id: str) -> None:
+        """Remove an engine from the registry."""
+
+    @abc.abstractmethod
+    def acquire_lease(self, stack_id: str, engine_id: str, seconds: float) -> StackLease:
+        """Take a free lease (or renew one's own); ``LeaseConflict`` if another engine has it."""
+
+    @abc.abstractmethod
+    def renew_lease(self, stack_id: str, engine_id: str, seconds: float) -> StackLease:
+        """Extend one's own lease; ``LeaseConflict`` if it was lost."""
+
+    @abc.abstractmethod
+    def release_lease(self, stack_id: str, engine_id: str) -> None:
+        """Give up one's own lease (no error if not held)."""
+
+    @abc.abstractmethod
+    def take_over_lease(self, stack_id: str, engine_id: str, seconds: float) -> StackLease:
+        """Take an expired lease from its holder; one of several racing engines wins."""
+
+    @abc.abstractmethod
+    def get_lease(self, stack_id: str) -> StackLease | None:
+        """The stack's lease, expired or not, or ``None``."""
+
+    @abc.abstractmethod
+    def list_expired_leases(self) -> list[StackLease]:
+        """Leases past their expiry (stacks whose engine stopped renewing)."""
+
+
+class Store(
+    TemplateStore,
+    StackStore,
+    ResourceStore,
+    ResourceDataStore,
+    EventStore,
+    SoftwareStore,
+    SnapshotStore,
+    EngineStore,
+):
+    """Everything Thermik persists."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release every connection."""
