@@ -18,8 +18,9 @@ from thermik.errors import FunctionError, ThermikError
 from thermik.template.constraints import CustomValidator
 from thermik.template.context import Identity, ResolutionContext
 from thermik.template.environment import Environment
-from thermik.template.functions.base import Resolver, Scope, contains_runtime, references
+from thermik.template.functions.base import Resolver, Scope, add_references, contains_runtime
 from thermik.template.graph import topological_order
+from thermik.template.loader import collection_paused
 from thermik.template.parameters import Parameters
 from thermik.template.registry import KnownTypes, ResolvedType
 from thermik.template.template import Template
@@ -56,8 +57,8 @@ class ResourceDefinition:
         if self.external_id is not None:
             return frozenset()
         found = set(self.depends_on)
-        found.update(references(self.properties))
-        found.update(references(self.metadata))
+        add_references(self.properties, found)
+        add_references(self.metadata, found)
         return frozenset(found)
 
 
@@ -217,13 +218,14 @@ def build_stack(
 
     environment = environment or Environment()
     params = {**environment.parameters, **(user_params or {})}
-    builder = StackBuilder(
-        template,
-        environment,
-        params,
-        identity or Identity(),
-        custom_constraints=custom_constraints,
-        known_types=known_types,
-        strict=strict,
-    )
-    return builder.build()
+    with collection_paused():
+        builder = StackBuilder(
+            template,
+            environment,
+            params,
+            identity or Identity(),
+            custom_constraints=custom_constraints,
+            known_types=known_types,
+            strict=strict,
+        )
+        return builder.build()
