@@ -36,24 +36,25 @@ resources:
 
 def resource(i: int) -> dict[str, Any]:
     """A resource referring to up to three earlier ones, with a typical mix of functions."""
+    name = {"str_replace": {"template": f"$p-{i}", "params": {"$p": {"get_param": "prefix"}}}}
     props: dict[str, Any] = {
-        "name": {"str_replace": {"template": "$p-%d" % i, "params": {"$p": {"get_param": "prefix"}}}},
-        "tags": {"list_join": [",", {"get_param": "tags"}, ["r%d" % i]]},
+        "name": name,
+        "tags": {"list_join": [",", {"get_param": "tags"}, [f"r{i}"]]},
         "size": {"if": ["big", {"get_param": "size"}, 1]},
-    }  # fmt: skip
+    }
     body: dict[str, Any] = {"type": "OS::Heat::TestResource", "properties": props}
     if i >= 1:
-        props["parent"] = {"get_resource": "r%d" % (i - 1)}
+        props["parent"] = {"get_resource": f"r{i - 1}"}
     if i >= 10:
-        props["value"] = {"get_attr": ["r%d" % (i - 10), "output"]}
+        props["value"] = {"get_attr": [f"r{i - 10}", "output"]}
     if i >= 100 and i % 7 == 0:
-        body["depends_on"] = ["r%d" % (i - 100)]
+        body["depends_on"] = [f"r{i - 100}"]
     return body
 
 
 def generate_text(count: int) -> str:
     """YAML text of a template with ``count`` resources."""
-    resources = {"r%d" % i: resource(i) for i in range(count)}
+    resources = {f"r{i}": resource(i) for i in range(count)}
     return HEADER + "".join(
         f"  {name}: {yaml.safe_dump(body, default_flow_style=True, width=10**6).strip()}\n"
         for name, body in resources.items()
