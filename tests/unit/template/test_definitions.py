@@ -105,7 +105,7 @@ def test_external_id_may_not_have_depends_on() -> None:
             'resources.r.propertiess: "propertiess" is not a valid keyword inside a resource '
             "definition",
         ),
-        ({"properties": {}}, 'resources.r: Resource r is missing "type"'),
+        ({"properties": {}}, "resources.r: Each resource definition must contain a type key."),
         (None, "resources.r: Each resource must contain a type key."),
         ("x", "resources.r: A resource definition must be a map, not a str"),
     ],
@@ -141,7 +141,7 @@ def test_template_sections() -> None:
         make_stack({"bogus": {}})
     with pytest.raises(TemplateError, match='"resources" must be a map, not a list'):
         make_stack({"resources": [1]})
-    with pytest.raises(TemplateError, match="Output definitions must be a map"):
+    with pytest.raises(TemplateError, match="An output definition must be a map"):
         make_stack({"outputs": {"o": [1]}})
     with pytest.raises(TemplateError, match='"resources" must be a map'):
         make_stack({"resources": "x"})
