@@ -214,14 +214,6 @@ class TemplateVersion:
     def is_hot(self) -> bool:
         return self.kind == "hot"
 
-    @property
-    def has_conditions(self) -> bool:
-        return "conditions" in self.sections
-
-    def at_least(self, date: str) -> bool:
-        """Whether this HOT version is ``date`` or later (CFN versions: never)."""
-        return self.is_hot and self.name >= date
-
     def section(self, canonical: str) -> str | None:
         """The template key of a canonical section, or ``None`` if this version lacks it."""
         return self.sections.get(canonical)
@@ -360,8 +352,3 @@ def detect_version(document: Mapping[Any, Any]) -> TemplateVersion:
             path=(key,),
         )
     return version
-
-
-def latest_hot() -> TemplateVersion:
-    """The newest HOT version (used to parse environments' nested data, never templates)."""
-    return VERSIONS[(HOT_KEY, HOT_FUNCTION_CHANGES[-1][0])]

@@ -282,3 +282,23 @@ def test_template_load_and_files() -> None:
     template = Template.load("heat_template_version: 2013-05-23\n", {"f": "x"})
     assert template.version.name == "2013-05-23"
     assert template.files == {"f": "x"}
+
+
+def test_parsed_values_render_back_to_template_data() -> None:
+    from thermik.template.functions.base import to_data
+
+    props = {"a": {"list_join": [",", [{"get_resource": "x"}, "y"]]}, "b": [1, {"k": None}]}
+    stack = make_stack(
+        {"resources": {"x": {"type": NONE}, "r": {"type": NONE, "properties": props}}}
+    )
+    parsed = stack.resources["r"].properties
+    assert to_data(parsed) == props
+    assert (
+        parsed
+        == make_stack(
+            {"resources": {"x": {"type": NONE}, "r": {"type": NONE, "properties": props}}}
+        )
+        .resources["r"]
+        .properties
+    )
+    assert "get_resource" in repr(parsed["a"])
