@@ -8,7 +8,7 @@ import pytest
 
 from tests.unit.template.support import MemoryContext, make_stack
 from thermik.errors import CircularDependency, FunctionError, TemplateError
-from thermik.template import Template, is_unresolved
+from thermik.template import Template, build_stack, is_unresolved
 
 NONE = "OS::Heat::None"
 
@@ -302,3 +302,21 @@ def test_parsed_values_render_back_to_template_data() -> None:
         .properties
     )
     assert "get_resource" in repr(parsed["a"])
+
+
+def test_nesting_beyond_the_stack_is_too_large_not_a_crash() -> None:
+    from thermik.errors import TemplateTooLarge
+
+    value: Any = "x"
+    for _ in range(3000):
+        value = {"list_join": [",", [value]]}
+    template = Template.from_document({"heat_template_version": "2021-04-16",
+                                       "outputs": {"o": {"value": value}}})  # fmt: skip
+    with pytest.raises(TemplateTooLarge, match="nested too deeply"):
+        build_stack(template)
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    stack = make_stack({})
+    with pytest.raises(TemplateTooLarge, match="nested too deeply"):
+        stack.resolve(deep)
