@@ -1,0 +1,86 @@
+"""``thermik template validate``: check a template like ``openstack orchestration template
+validate`` does, without a cloud."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import yaml
+from cliff.command import Command
+
+from thermik.cmd.template_files import TemplateInput, gather, parse_parameters
+from thermik.errors import ThermikError
+from thermik.template import Template, merge_environments
+from thermik.template.parameters import parameter_types
+from thermik.template.validate import validate_template
+
+
+def add_template_arguments(parser: argparse.ArgumentParser) -> None:
+    """The template, environment and parameter options shared by template commands."""
+    parser.add_argument("-t", "--template", required=True, metavar="FILE", help="Template file")
+    parser.add_argument(
+        "-e",
+        "--environment",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="Environment file (repeatable; later files win)",
+    )
+    parser.add_argument(
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="Parameter value (repeatable, or several separated by ';')",
+    )
+
+
+def load_input(args: argparse.Namespace) -> tuple[Template, Any]:
+    """The template and the merged environment, as Heat would get them from the client."""
+    found: TemplateInput = gather(args.template, args.environment)
+    template = Template.from_document(found.template, found.files)
+    environment = merge_environments(
+        found.environments,
+        user_params=parse_parameters(args.parameter) if args.parameter else {},
+        parameter_types=parameter_types(template),
+        names=found.environment_names,
+    )
+    return template, environment
+
+
+def print_data(data: Any, fmt: str) -> None:
+    """Print ``data`` as YAML (the default, like the openstack client) or JSON."""
+    if fmt == "json":
+        sys.stdout.write(json.dumps(data, indent=4, sort_keys=True, default=str) + "\n")
+    else:
+        sys.stdout.write(yaml.safe_dump(data, default_flow_style=False, sort_keys=True))
+
+
+def report(error: ThermikError) -> int:
+    """Print one line for a user error and return the exit status."""
+    sys.stderr.write(f"ERROR: {error}\n")
+    return 1
+
+
+class ValidateTemplate(Command):
+    """Validate a template and show its parameters (as Heat's validate API does)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = super().get_parser(prog_name)
+        add_template_arguments(parser)
+        parser.add_argument(
+            "-f", "--format", choices=("yaml", "json"), default="yaml", help="Output format"
+        )
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> int:
+        try:
+            template, environment = load_input(parsed_args)
+            result = validate_template(template, environment)
+        except ThermikError as exc:
+            return report(exc)
+        print_data(result, parsed_args.format)
+        return 0

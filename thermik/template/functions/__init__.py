@@ -1,0 +1,1 @@
+"""Intrinsic functions, one module per family; :mod:`thermik.template.versions` maps names."""
