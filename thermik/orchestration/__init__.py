@@ -1,0 +1,1 @@
+"""The orchestration service: what a request needs around convergence (validation, views)."""
