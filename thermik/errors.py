@@ -35,6 +35,10 @@ boundary (API, CLI, actor) is a bug. The tree::
     │   ├── SchemaNotMigrated               run ``thermik-manage db sync``
     │   └── SecretKeyError                  missing or wrong encryption key
     └── DeliveryError                  503  Swift/Zaqar/builtin delivery failed
+        ├── DeliveryUnavailable             unreachable, timed out, reset, or answered 5xx
+        ├── DeliveryRejected                the service refused the credentials or the request
+        ├── DeliveryTargetMissing           the container, object or queue does not exist
+        └── DeliveryStuck                   the served metadata stays older than the latest
 
 Errors carry structured fields (``path``, ``resource``, ``parameter``, ``stack``) rather than
 preformatted text, so the API and CLI can render them, and ``str(error)`` always names the place:
@@ -291,6 +295,26 @@ class DeliveryError(ThermikError):
 
     http_status = 503
     retryable = True
+
+
+class DeliveryUnavailable(DeliveryError):
+    """The delivery service is unreachable, timed out, reset the connection or answered 5xx."""
+
+
+class DeliveryRejected(DeliveryError):
+    """The delivery service refused the credentials or the request; retrying will not help."""
+
+    retryable = False
+
+
+class DeliveryTargetMissing(DeliveryError):
+    """The container, object or queue a delivery endpoint names does not exist."""
+
+    retryable = False
+
+
+class DeliveryStuck(DeliveryError):
+    """The document a server is served stays older than the latest generation past a deadline."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

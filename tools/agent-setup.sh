@@ -7,7 +7,7 @@
 # The sandbox (default $THERMIK_STATE_DIR/agent, or --sandbox DIR) holds everything the agent
 # would write under /etc, /var and /usr on a server; tools/agent-run.sh runs the agent in it.
 # Without --sandbox it also writes .state/agent.env (THERMIK_AGENT_SETUP, THERMIK_AGENT_RUN,
-# THERMIK_AGENT_SANDBOX) for the functional tests.
+# THERMIK_AGENT_SANDBOX, THERMIK_OS_COLLECT_CONFIG) for the functional tests.
 set -euo pipefail
 . "$(dirname "$0")/realparts/lib.sh"
 
@@ -85,6 +85,7 @@ if [ "$write_env" = 1 ]; then
 export THERMIK_AGENT_SETUP=$RP_ROOT/tools/agent-setup.sh
 export THERMIK_AGENT_RUN=$RP_ROOT/tools/agent-run.sh
 export THERMIK_AGENT_SANDBOX=$sandbox
+export THERMIK_OS_COLLECT_CONFIG=$venv/bin/os-collect-config
 EOF
     cat "$RP_STATE/agent.env"
 fi

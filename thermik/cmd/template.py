@@ -13,9 +13,13 @@ from cliff.command import Command
 
 from thermik.cmd.template_files import TemplateInput, gather, parse_parameters
 from thermik.errors import ThermikError
+from thermik.orchestration.validation import known_types, validate_resources
+from thermik.resources.registry import Registry
 from thermik.template import Template, merge_environments
+from thermik.template.context import Identity
+from thermik.template.definitions import build_stack
 from thermik.template.parameters import parameter_types
-from thermik.template.validate import validate_template
+from thermik.template.validate import VALIDATE_STACK_NAME, validate_template
 
 
 def add_template_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +83,12 @@ class ValidateTemplate(Command):
     def take_action(self, parsed_args: argparse.Namespace) -> int:
         try:
             template, environment = load_input(parsed_args)
-            result = validate_template(template, environment)
+            registry = Registry.from_entry_points()
+            result = validate_template(template, environment, known_types=known_types(registry))
+            stack = build_stack(
+                template, environment, {}, Identity(stack_name=VALIDATE_STACK_NAME), strict=False
+            )
+            validate_resources(stack, registry)
         except ThermikError as exc:
             return report(exc)
         print_data(result, parsed_args.format)

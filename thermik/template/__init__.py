@@ -27,6 +27,7 @@ from thermik.template.environment import Environment, merge_environments, parse_
 from thermik.template.paths import select_path
 from thermik.template.registry import ResolvedType
 from thermik.template.template import Template
+from thermik.template.validate import validate_template
 
 __all__ = [
     "Environment",
@@ -44,4 +45,5 @@ __all__ = [
     "merge_environments",
     "parse_environment",
     "select_path",
+    "validate_template",
 ]

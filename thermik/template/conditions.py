@@ -7,7 +7,6 @@ condition that (indirectly) refers to itself is an error naming it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from thermik.errors import FunctionError, TemplateError
@@ -34,10 +33,6 @@ class Conditions:
                 )
             self._definitions[name] = parsed
         self._values: dict[Any, Any] = {}
-
-    @property
-    def names(self) -> list[Any]:
-        return list(self._definitions)
 
     def is_enabled(self, condition: Any, path: Path) -> bool:
         """``condition`` (a bool or a condition name) evaluated; unknown names fail at ``path``."""
@@ -71,7 +66,3 @@ class Conditions:
                 path=(*self._section, name),
             )
         return result
-
-    def evaluate_all(self) -> Mapping[Any, bool]:
-        """Every condition's value (all are checked, used or not)."""
-        return {name: self.is_enabled(name, (*self._section, str(name))) for name in self.names}

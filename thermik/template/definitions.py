@@ -10,16 +10,18 @@ uses with its :class:`~thermik.template.context.ResolutionContext`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from thermik.errors import FunctionError, ThermikError
+from thermik.errors import FunctionError, TemplateTooLarge, ThermikError
 from thermik.template.constraints import CustomValidator
 from thermik.template.context import Identity, ResolutionContext
 from thermik.template.environment import Environment
-from thermik.template.functions.base import Resolver, Scope, contains_runtime, references
+from thermik.template.functions.base import Resolver, Scope, add_references, contains_runtime
 from thermik.template.graph import topological_order
+from thermik.template.loader import collection_paused
 from thermik.template.parameters import Parameters
 from thermik.template.registry import KnownTypes, ResolvedType
 from thermik.template.template import Template
@@ -56,8 +58,8 @@ class ResourceDefinition:
         if self.external_id is not None:
             return frozenset()
         found = set(self.depends_on)
-        found.update(references(self.properties))
-        found.update(references(self.metadata))
+        add_references(self.properties, found)
+        add_references(self.metadata, found)
         return frozenset(found)
 
 
@@ -146,7 +148,10 @@ class StackDefinition:
         Without ``ctx`` only static data is available; asking for a resource's id or
         attributes is then an error.
         """
-        return Resolver(self.scope, ctx).value(value)
+        try:
+            return Resolver(self.scope, ctx).value(value)
+        except RecursionError:
+            raise TemplateTooLarge("value is nested too deeply to resolve") from None
 
     def _resolve_map(self, name: str, field: str, ctx: ResolutionContext | None) -> dict[Any, Any]:
         value = getattr(self.resources[name], field)
@@ -195,6 +200,15 @@ class StackDefinition:
         return results
 
 
+@contextlib.contextmanager
+def _depth_guard() -> Iterator[None]:
+    # Only reachable when a caller raised the loader's nesting limit far above its default.
+    try:
+        yield
+    except RecursionError:
+        raise TemplateTooLarge("template is nested too deeply") from None
+
+
 def build_stack(
     template: Template,
     environment: Environment | None = None,
@@ -217,13 +231,14 @@ def build_stack(
 
     environment = environment or Environment()
     params = {**environment.parameters, **(user_params or {})}
-    builder = StackBuilder(
-        template,
-        environment,
-        params,
-        identity or Identity(),
-        custom_constraints=custom_constraints,
-        known_types=known_types,
-        strict=strict,
-    )
-    return builder.build()
+    with collection_paused(), _depth_guard():
+        builder = StackBuilder(
+            template,
+            environment,
+            params,
+            identity or Identity(),
+            custom_constraints=custom_constraints,
+            known_types=known_types,
+            strict=strict,
+        )
+        return builder.build()

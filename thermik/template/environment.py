@@ -130,6 +130,26 @@ class Environment:
             )
         return dataclasses.replace(found, template=text)
 
+    def child(
+        self,
+        resource_name: str,
+        parameters: Mapping[str, Any],
+        resolved: ResolvedType | None = None,
+    ) -> Environment:
+        """The environment of the nested stack of template resource ``resource_name``.
+
+        ``parameters`` are the nested stack's (the resource's properties);
+        ``parameter_defaults`` and event sinks are inherited, and the registry is scoped to
+        the resource (see :meth:`ResourceRegistry.child`), leaving out the entry in
+        ``resolved`` that mapped the resource to its template.
+        """
+        without = resolved.entry if resolved is not None else None
+        return dataclasses.replace(
+            self,
+            parameters=dict(parameters),
+            registry=self.registry.child(resource_name, without),
+        )
+
     def hooks(self, resource_name: str) -> frozenset[str]:
         """Hooks (``pre-create`` ...) set for ``resource_name`` in ``resources``."""
         return self.registry.hooks(resource_name)

@@ -44,13 +44,16 @@ class ResolvedType:
 
     ``type`` is the type as written; ``implementation`` is the built-in plugin type that
     implements it (``kind == "builtin"``) or the files-map key of the template that does
-    (``kind == "template"``, with its text in ``template``).
+    (``kind == "template"``, with its text in ``template``). ``entry`` is the registry path of
+    the entry that named the template (``None`` when the type itself is a file name); a
+    nested stack's environment leaves it out (see :meth:`Environment.child`).
     """
 
     type: str
     kind: str
     implementation: str
     template: str | None = None
+    entry: tuple[str, ...] | None = None
 
     @property
     def is_template(self) -> bool:
@@ -225,11 +228,35 @@ class ResourceRegistry:
         if is_template_name(entry.name):
             return ResolvedType(type_name, "template", entry.name)
         if is_template_name(entry.value):
-            return ResolvedType(type_name, "template", entry.value)
+            return ResolvedType(type_name, "template", entry.value, entry=entry.path)
         target = entry.value
         if entry.name.endswith("*") and target.endswith("*"):
             target = target[:-1] + type_name[len(entry.name) - 1 :]
         return self._resolve(target, resource_name, known_types, seen)
+
+    def child(self, resource_name: str, without: tuple[str, ...] | None) -> ResourceRegistry:
+        """The registry of the nested stack behind resource ``resource_name``.
+
+        As Heat's child environments: every type entry is kept except ``without`` (the entry
+        that made the resource a template resource, so a template may use the type it
+        implements), and ``resources`` becomes what the parent's entries matching
+        ``resource_name`` hold (so ``resources: {web: {db: {hooks: ...}}}`` reaches ``db``
+        inside ``web``).
+        """
+        registry = ResourceRegistry()
+        registry._types = dict(self._types)
+        scoped: dict[str, Any] = {}
+        for pattern, entry in self._resources.items():
+            if fnmatch.fnmatchcase(resource_name, pattern):
+                scoped.update(_copy(entry))
+        scoped.update(_copy(self._resources.get(resource_name, {})))
+        registry._resources = {k: v for k, v in scoped.items() if isinstance(v, dict)}
+        if without is not None:
+            table: dict[str, Any] = registry._types
+            if without[0] == "resources":
+                table = registry._resources.get(without[1], {})
+            table.pop(without[-1], None)
+        return registry
 
     def hooks(self, resource_name: str) -> frozenset[str]:
         """The hooks set for ``resource_name`` (entries may be fnmatch patterns)."""

@@ -84,66 +84,48 @@ class Template:
 
     def resources(self) -> dict[str, dict[str, Any]]:
         """Resource definitions with canonical keys (``type``, ``properties``, ...)."""
-        section = self.mapping_section("resources")
-        return {
-            _name(name, self.path("resources")): self._resource(name, snippet)
-            for name, snippet in section.items()
-        }
-
-    def _resource(self, name: str, snippet: Any) -> dict[str, Any]:
-        where = self.path("resources", name)
-        version = self.version
-        type_key = next(k for k, v in version.resource_keys.items() if v == "type")
-        if not snippet:
-            raise TemplateError(f"Each resource must contain a {type_key} key.", path=where)
-        if not isinstance(snippet, Mapping):
-            raise TemplateError(
-                f"A resource definition must be a map, not a {_type_name(snippet)}", path=where
-            )
-        out: dict[str, Any] = {}
-        for key, value in snippet.items():
-            field = version.resource_keys.get(key)
-            if field is not None:
-                out[field] = value
-            elif version.strict_keys:
-                raise TemplateError(
-                    f'"{key}" is not a valid keyword inside a resource definition',
-                    path=(*where, str(key)),
-                )
-        if "type" not in out:
-            raise TemplateError(f'Resource {name} is missing "{type_key}"', path=where)
-        return out
+        return self._definitions("resources", "resource", self.version.resource_keys, "type")
 
     def outputs(self) -> dict[str, dict[str, Any]]:
         """Output definitions with canonical keys (``value``, ``description``, ``condition``)."""
-        section = self.mapping_section("outputs")
-        return {
-            _name(name, self.path("outputs")): self._output(name, snippet)
-            for name, snippet in section.items()
-        }
+        return self._definitions("outputs", "output", self.version.output_keys, "value")
 
-    def _output(self, name: str, snippet: Any) -> dict[str, Any]:
-        where = self.path("outputs", name)
-        version = self.version
-        value_key = next(k for k, v in version.output_keys.items() if v == "value")
+    def _definitions(
+        self, section: str, kind: str, keys: Mapping[str, str], required: str
+    ) -> dict[str, dict[str, Any]]:
+        found = {}
+        for name, snippet in self.mapping_section(section).items():
+            found[_name(name, self.path(section))] = self._definition(
+                self.path(section, name), kind, snippet, keys, required
+            )
+        return found
+
+    def _definition(
+        self, where: tuple[str | int, ...], kind: str, snippet: Any, keys: Mapping[str, str],
+        required: str,
+    ) -> dict[str, Any]:  # fmt: skip
+        written = next(k for k, v in keys.items() if v == required)
+        if not snippet and kind == "resource":
+            raise TemplateError(f"Each resource must contain a {written} key.", path=where)
         if not isinstance(snippet, Mapping):
             raise TemplateError(
-                f"Output definitions must be a map. Found a {_type_name(snippet)} instead",
+                f"{_article(kind).capitalize()} {kind} definition must be a map, not a "
+                f"{_type_name(snippet)}",
                 path=where,
             )
         out: dict[str, Any] = {}
         for key, value in snippet.items():
-            field = version.output_keys.get(key)
+            field = keys.get(key)
             if field is not None:
                 out[field] = value
-            elif version.strict_keys:
+            elif self.version.strict_keys:
                 raise TemplateError(
-                    f'"{key}" is not a valid keyword inside an output definition',
+                    f'"{key}" is not a valid keyword inside {_article(kind)} {kind} definition',
                     path=(*where, str(key)),
                 )
-        if "value" not in out:
+        if required not in out:
             raise TemplateError(
-                f"Each output definition must contain a {value_key} key.", path=where
+                f"Each {kind} definition must contain a {written} key.", path=where
             )
         return out
 
@@ -166,6 +148,10 @@ class Template:
     def parameters(self) -> Mapping[Any, Any]:
         """The raw ``parameters`` section."""
         return self.mapping_section("parameters")
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
 
 
 def _name(name: Any, where: tuple[str | int, ...]) -> str:

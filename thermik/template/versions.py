@@ -140,18 +140,11 @@ HOT_ALIASES = {
     "wallaby": "2021-04-16",
 }
 
+#: CFN's functions: the ones HOT 2013-05-23 borrowed, plus FindInMap and GetAtt.
 _CFN_BASE: Table = {
     "Fn::FindInMap": cfn.FindInMap.parse,
-    "Fn::GetAZs": cfn.GetAZs.parse,
-    "Ref": cfn.parse_ref,
     "Fn::GetAtt": cfn.CfnGetAtt.parse,
-    "Fn::Select": cfn.Select.parse,
-    "Fn::Join": strings.Join.parse,
-    "Fn::Split": cfn.Split.parse,
-    "Fn::Replace": cfn.CfnReplace.parse,
-    "Fn::Base64": cfn.Base64.parse,
-    "Fn::MemberListToMap": cfn.MemberListToMap.parse,
-    "Fn::ResourceFacade": cfn.CfnResourceFacade.parse,
+    **_CFN_IN_HOT_2013,
 }
 _CFN_CONDITIONS: Table = {
     "Fn::Equals": conditions.Equals.parse,
@@ -221,14 +214,6 @@ class TemplateVersion:
     def is_hot(self) -> bool:
         return self.kind == "hot"
 
-    @property
-    def has_conditions(self) -> bool:
-        return "conditions" in self.sections
-
-    def at_least(self, date: str) -> bool:
-        """Whether this HOT version is ``date`` or later (CFN versions: never)."""
-        return self.is_hot and self.name >= date
-
     def section(self, canonical: str) -> str | None:
         """The template key of a canonical section, or ``None`` if this version lacks it."""
         return self.sections.get(canonical)
@@ -275,20 +260,30 @@ def _hot_version(date: str, functions: Table, cond: Table) -> TemplateVersion:
     if date >= "2017-02-24":
         kinds.insert(0, "modulo")
     params = _HOT_PARAM_KEYS | ({"tags"} if date >= "2018-03-02" else set())
-    return TemplateVersion(
-        key=HOT_KEY,
-        name=date,
-        kind="hot",
-        sections=MappingProxyType(sections),
-        resource_keys=MappingProxyType(resource_keys),
-        output_keys=MappingProxyType(output_keys),
-        strict_keys=True,
-        deletion_policies=MappingProxyType(policies),
-        parameter_keys=frozenset(params),
-        constraint_kinds=tuple(kinds),
-        functions=MappingProxyType(functions),
-        condition_functions=MappingProxyType(_condition_table(functions, cond)),
+    return _frozen(
+        (HOT_KEY, date, "hot"),
+        (sections, resource_keys, output_keys, policies),
+        frozenset(params),
+        tuple(kinds),
+        (functions, cond),
     )
+
+
+def _frozen(
+    ident: tuple[str, str, str],
+    layout: tuple[dict[str, str], dict[str, str], dict[str, str], dict[str, str]],
+    parameter_keys: frozenset[str],
+    constraint_kinds: tuple[str, ...],
+    tables: tuple[Table, Table],
+) -> TemplateVersion:
+    key, name, kind = ident
+    sections, resource_keys, output_keys, policies = (MappingProxyType(t) for t in layout)
+    functions, cond = tables
+    return TemplateVersion(
+        key, name, kind, sections, resource_keys, output_keys, kind == "hot", policies,
+        parameter_keys, constraint_kinds, MappingProxyType(functions),
+        MappingProxyType(_condition_table(functions, cond)),
+    )  # fmt: skip
 
 
 def _cfn_version(key: str, name: str, with_conditions: bool) -> TemplateVersion:
@@ -313,19 +308,12 @@ def _cfn_version(key: str, name: str, with_conditions: bool) -> TemplateVersion:
         output_keys["Condition"] = "condition"
         cond = _CFN_CONDITIONS
     functions = _with_unavailable(functions, family)
-    return TemplateVersion(
-        key=key,
-        name=name,
-        kind="cfn",
-        sections=MappingProxyType(sections),
-        resource_keys=MappingProxyType(resource_keys),
-        output_keys=MappingProxyType(output_keys),
-        strict_keys=False,
-        deletion_policies=MappingProxyType(dict(_DELETION_POLICIES)),
-        parameter_keys=_CFN_PARAM_KEYS,
-        constraint_kinds=(),
-        functions=MappingProxyType(functions),
-        condition_functions=MappingProxyType(_condition_table(functions, cond)),
+    return _frozen(
+        (key, name, "cfn"),
+        (sections, resource_keys, output_keys, dict(_DELETION_POLICIES)),
+        _CFN_PARAM_KEYS,
+        (),
+        (functions, cond),
     )
 
 
@@ -364,8 +352,3 @@ def detect_version(document: Mapping[Any, Any]) -> TemplateVersion:
             path=(key,),
         )
     return version
-
-
-def latest_hot() -> TemplateVersion:
-    """The newest HOT version (used to parse environments' nested data, never templates)."""
-    return VERSIONS[(HOT_KEY, HOT_FUNCTION_CHANGES[-1][0])]

@@ -8,7 +8,7 @@ import pytest
 
 from tests.unit.template.support import MemoryContext, make_stack
 from thermik.errors import CircularDependency, FunctionError, TemplateError
-from thermik.template import Template, is_unresolved
+from thermik.template import Template, build_stack, is_unresolved
 
 NONE = "OS::Heat::None"
 
@@ -105,7 +105,7 @@ def test_external_id_may_not_have_depends_on() -> None:
             'resources.r.propertiess: "propertiess" is not a valid keyword inside a resource '
             "definition",
         ),
-        ({"properties": {}}, 'resources.r: Resource r is missing "type"'),
+        ({"properties": {}}, "resources.r: Each resource definition must contain a type key."),
         (None, "resources.r: Each resource must contain a type key."),
         ("x", "resources.r: A resource definition must be a map, not a str"),
     ],
@@ -141,7 +141,7 @@ def test_template_sections() -> None:
         make_stack({"bogus": {}})
     with pytest.raises(TemplateError, match='"resources" must be a map, not a list'):
         make_stack({"resources": [1]})
-    with pytest.raises(TemplateError, match="Output definitions must be a map"):
+    with pytest.raises(TemplateError, match="An output definition must be a map"):
         make_stack({"outputs": {"o": [1]}})
     with pytest.raises(TemplateError, match='"resources" must be a map'):
         make_stack({"resources": "x"})
@@ -282,3 +282,41 @@ def test_template_load_and_files() -> None:
     template = Template.load("heat_template_version: 2013-05-23\n", {"f": "x"})
     assert template.version.name == "2013-05-23"
     assert template.files == {"f": "x"}
+
+
+def test_parsed_values_render_back_to_template_data() -> None:
+    from thermik.template.functions.base import to_data
+
+    props = {"a": {"list_join": [",", [{"get_resource": "x"}, "y"]]}, "b": [1, {"k": None}]}
+    stack = make_stack(
+        {"resources": {"x": {"type": NONE}, "r": {"type": NONE, "properties": props}}}
+    )
+    parsed = stack.resources["r"].properties
+    assert to_data(parsed) == props
+    assert (
+        parsed
+        == make_stack(
+            {"resources": {"x": {"type": NONE}, "r": {"type": NONE, "properties": props}}}
+        )
+        .resources["r"]
+        .properties
+    )
+    assert "get_resource" in repr(parsed["a"])
+
+
+def test_nesting_beyond_the_stack_is_too_large_not_a_crash() -> None:
+    from thermik.errors import TemplateTooLarge
+
+    value: Any = "x"
+    for _ in range(3000):
+        value = {"list_join": [",", [value]]}
+    template = Template.from_document({"heat_template_version": "2021-04-16",
+                                       "outputs": {"o": {"value": value}}})  # fmt: skip
+    with pytest.raises(TemplateTooLarge, match="nested too deeply"):
+        build_stack(template)
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    stack = make_stack({})
+    with pytest.raises(TemplateTooLarge, match="nested too deeply"):
+        stack.resolve(deep)

@@ -230,3 +230,39 @@ def test_unknown_type_in_a_stack_names_the_resource() -> None:
                    known_types={"OS::Heat::None"}.__contains__)  # fmt: skip
     assert str(info.value) == "resources.r.type: The Resource Type (OS::Nope) could not be found."
     assert info.value.resource == "r"
+
+
+def test_child_environment_for_a_nested_stack() -> None:
+    env = Environment.from_dict({
+        "parameter_defaults": {"d": 1},
+        "resource_registry": {
+            "OS::Nova::Server": "server.yaml",
+            "Other::Type": "OS::Heat::None",
+            "resources": {
+                "web": {"db": {"hooks": "pre-create"}, "OS::Heat::Value": "value.yaml"},
+                "w*": {"cache": {"hooks": "post-create"}},
+                "api": {"x": {"hooks": "pre-delete"}},
+            },
+        },
+    })  # fmt: skip
+    resolved = env.resolve_type("web", "OS::Nova::Server", {"server.yaml": "t"})
+    assert resolved.entry == ("OS::Nova::Server",)
+    child = env.child("web", {"p": 1}, resolved)
+    assert child.parameters == {"p": 1}
+    assert child.parameter_defaults == {"d": 1}
+    assert child.hooks("db") == {"pre-create"}
+    assert child.hooks("cache") == {"post-create"}
+    assert child.hooks("x") == frozenset()
+    # The nested template may use the type it implements: the mapping is gone in the child.
+    assert child.resolve_type("inner", "OS::Nova::Server").implementation == "OS::Nova::Server"
+    assert child.resolve_type("inner", "Other::Type").implementation == "OS::Heat::None"
+
+
+def test_child_environment_drops_a_per_resource_template_entry() -> None:
+    env = Environment.from_dict(
+        {"resource_registry": {"resources": {"web": {"OS::Heat::Value": "value.yaml"}}}}
+    )
+    resolved = env.resolve_type("web", "OS::Heat::Value", {"value.yaml": "t"})
+    assert resolved.entry == ("resources", "web", "OS::Heat::Value")
+    child = env.child("web", {}, resolved)
+    assert child.resolve_type("web", "OS::Heat::Value").kind == "builtin"

@@ -177,7 +177,7 @@ def test_cfn_errors_name_cfn_keys() -> None:
     with pytest.raises(TemplateError) as info:
         cfn({"Resources": {"a": {"Type": "OS::Heat::None", "DeletionPolicy": "delete"}}})
     assert str(info.value).startswith("Resources.a.DeletionPolicy: Invalid deletion policy")
-    with pytest.raises(TemplateError, match='Resource a is missing "Type"'):
+    with pytest.raises(TemplateError, match="Each resource definition must contain a Type key"):
         cfn({"Resources": {"a": {"Properties": {}}}})
     with pytest.raises(TemplateError, match="must contain a Value key"):
         cfn({"Outputs": {"o": {"Description": "x"}}})

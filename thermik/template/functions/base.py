@@ -14,8 +14,7 @@ when resolved.
 
 from __future__ import annotations
 
-import abc
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from thermik.errors import FunctionError, PathElement, ThermikError
@@ -88,7 +87,7 @@ class Scope:
         self.conditions: ConditionLookup | None = None
 
 
-class Function(abc.ABC):
+class Function:
     """A parsed call ``{name: args}``; ``args`` is already parsed.
 
     Subclasses check the shape of their arguments in :meth:`check` (at parse time), compute
@@ -113,16 +112,16 @@ class Function(abc.ABC):
         """Build the node for ``{name: raw}`` found at ``path`` (``path`` ends with ``name``)."""
         return cls(name, parser.parse(raw, path), path)
 
-    def check(self) -> None:  # noqa: B027 - optional hook
+    def check(self) -> None:
         """Reject malformed arguments while parsing (raise :meth:`error`)."""
 
-    @abc.abstractmethod
     def evaluate(self, r: Resolver) -> Any:
         """Compute the value; resolve arguments with ``r.resolve``."""
+        raise NotImplementedError
 
-    def references(self) -> Iterator[str]:
-        """Names of the resources this call depends on."""
-        return references(self.args)
+    def add_references(self, found: set[str]) -> None:
+        """Add the names of the resources this call depends on to ``found``."""
+        add_references(self.args, found)
 
     def error(self, message: str) -> FunctionError:
         """An error at this call's place in the template."""
@@ -235,16 +234,23 @@ def contains_runtime(value: Any) -> bool:
     return False
 
 
-def references(value: Any) -> Iterator[str]:
-    """Names of the resources parsed ``value`` refers to."""
+def add_references(value: Any, found: set[str]) -> None:
+    """Add the names of the resources parsed ``value`` refers to to ``found``."""
     if isinstance(value, Function):
-        yield from value.references()
+        value.add_references(found)
     elif isinstance(value, dict):
         for v in value.values():
-            yield from references(v)
+            add_references(v, found)
     elif isinstance(value, list):
         for v in value:
-            yield from references(v)
+            add_references(v, found)
+
+
+def references(value: Any) -> set[str]:
+    """Names of the resources parsed ``value`` refers to."""
+    found: set[str] = set()
+    add_references(value, found)
+    return found
 
 
 def to_data(value: Any) -> Any:
@@ -256,28 +262,3 @@ def to_data(value: Any) -> Any:
     if isinstance(value, list):
         return [to_data(v) for v in value]
     return value
-
-
-def walk_functions(value: Any) -> Iterator[Function]:
-    """Every function node in parsed ``value``, outermost first."""
-    if isinstance(value, Function):
-        yield value
-        yield from walk_functions(value.args)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from walk_functions(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from walk_functions(v)
-
-
-def require_str(fn: Function, value: Any, what: str) -> str:
-    """``value`` if it is a string, else an error naming ``what``."""
-    if not isinstance(value, str):
-        raise fn.error(f'{what} of "{fn.name}" must be a string, not {type(value).__name__}')
-    return value
-
-
-def is_list(value: Any) -> bool:
-    """Whether ``value`` is a template list (not a string)."""
-    return isinstance(value, list)

@@ -16,14 +16,37 @@ LIMIT_ITERATORS = 200
 MEMORY_QUOTA = 10000
 
 
-@functools.cache
-def _engine() -> tuple[Any, Any]:
+def _new_parser() -> Any:
     import yaql  # noqa: PLC0415 - costly import, only for templates that use yaql
 
-    parser = yaql.YaqlFactory().create(
+    return yaql.YaqlFactory().create(
         {"yaql.limitIterators": LIMIT_ITERATORS, "yaql.memoryQuota": MEMORY_QUOTA}
     )
-    return parser, yaql.create_context()
+
+
+#: Parsers not in use. A yaql (ply) parser keeps state while parsing, so each parse takes one
+#: for itself; list.pop and list.append are atomic, so no lock is needed.
+_IDLE_PARSERS: list[Any] = []
+
+
+@functools.lru_cache(maxsize=512)
+def _compile(expression: str) -> Any:
+    """The compiled statement for ``expression`` (statements are immutable and shared)."""
+    try:
+        parser = _IDLE_PARSERS.pop()
+    except IndexError:
+        parser = _new_parser()
+    try:
+        return parser(expression)
+    finally:
+        _IDLE_PARSERS.append(parser)
+
+
+@functools.cache
+def _root_context() -> Any:
+    import yaql  # noqa: PLC0415 - see _new_parser
+
+    return yaql.create_context()
 
 
 def _jsonable(value: Any) -> Any:
@@ -54,18 +77,16 @@ class Yaql(Function):
     def compile(self, expression: Any) -> Any:
         if not isinstance(expression, str):
             raise self.error(f'The "expression" argument to {self.name} must contain a string.')
-        parser, _ = _engine()
         try:
-            return parser(expression)
+            return _compile(expression)
         except Exception as exc:
             raise self.error(f"Bad expression {exc}.") from None
 
     def evaluate(self, r: Resolver) -> Any:
         statement = self.compile(r.value(self.args["expression"]))
         data = r.value(self.args.get("data", {}))
-        _, context = _engine()
         try:
-            result = statement.evaluate({"data": data}, context.create_child_context())
+            result = statement.evaluate({"data": data}, _root_context().create_child_context())
         except Exception as exc:
             raise self.error(f"yaql evaluation failed: {type(exc).__name__}: {exc}") from None
         return _jsonable(result)

@@ -7,7 +7,6 @@ itself; 2014-10-16 hands the path to the resource; 2015-10-15 adds the all-attri
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from thermik.errors import ParameterError
@@ -16,8 +15,8 @@ from thermik.template.functions.base import (
     Parser,
     Path,
     Resolver,
+    add_references,
     contains_runtime,
-    references,
 )
 from thermik.template.paths import select_parameter_path, select_path
 
@@ -81,9 +80,9 @@ class _ResourceRef(Function):
             raise self.error(f'the resource name of "{self.name}" must be a string')
         return name
 
-    def references(self) -> Iterator[str]:
-        yield self.resource
-        yield from references(self.args)
+    def add_references(self, found: set[str]) -> None:
+        found.add(self.resource)
+        add_references(self.args, found)
 
 
 def check_resource(fn: Function, name: str, parser: Parser) -> None:

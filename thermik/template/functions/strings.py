@@ -141,11 +141,16 @@ class Join(Function):
             raise _join_usage(self, multiple=False)
 
     def evaluate(self, r: Resolver) -> Any:
-        strings = r.value(self.args[1])
-        if strings is None:
-            strings = []
-        if not isinstance(strings, list):
-            raise self.error(f'"{self.name}" must operate on a list')
+        return self.join(r, [r.value(self.args[1]) or []])
+
+    def join(self, r: Resolver, lists: list[Any]) -> str:
+        """Join the items of ``lists`` (empty ones skipped) with the resolved delimiter."""
+        strings: list[Any] = []
+        for item in lists:
+            if item:
+                if not isinstance(item, list):
+                    raise self.error(f'"{self.name}" must operate on a list')
+                strings.extend(item)
         delim = r.value(self.args[0])
         if not isinstance(delim, str):
             raise self.error(f'"{self.name}" delimiter must be a string')
@@ -172,16 +177,7 @@ class JoinMultiple(Join):
             raise _join_usage(self, multiple=True)
 
     def evaluate(self, r: Resolver) -> Any:
-        strings: list[Any] = []
-        for item in r.value(self.args[1:]):
-            if item:
-                if not isinstance(item, list):
-                    raise self.error(f'"{self.name}" must operate on a list')
-                strings.extend(item)
-        delim = r.value(self.args[0])
-        if not isinstance(delim, str):
-            raise self.error(f'"{self.name}" delimiter must be a string')
-        return delim.join(self.item(s) for s in strings)
+        return self.join(r, r.value(self.args[1:]))
 
     def item(self, value: Any) -> str:
         if value is None:

@@ -1,0 +1,250 @@
+"""``builtin``: the engine serves metadata and takes signals itself (the embedded default).
+
+Agents reach the engine at capability URLs: ``{base_url}/delivery/v1/metadata/<token>`` (GET and
+HEAD) and ``{base_url}/delivery/v1/signal/<token>`` (PUT), signed like Swift TempURLs
+(HMAC-SHA256 over method, expiry and path, checked in constant time) and expiring after
+``url_lifetime``. The token is itself an HMAC of the server or deployment, so URLs are stable
+for one server and unguessable without the key.
+
+Storage goes through :class:`BuiltinObjectStore`, which the persistence layer backs with the
+database; :class:`InMemoryObjectStore` serves tests and local runs. The HTTP side is
+:meth:`BuiltinBackend.handle`, a plain function the API mounts under ``/delivery/v1`` (and
+:meth:`BuiltinBackend.serve` puts on a loopback port until then). There is no clock skew and
+no replica here: a write is served as soon as it returns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import itertools
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, Self
+
+from thermik.conf.settings import Settings
+from thermik.delivery import signing
+from thermik.delivery.base import (
+    DeliveryBackend,
+    DeploymentRef,
+    MetadataEndpoint,
+    PublishResult,
+    ServerRef,
+    SignalEndpoint,
+    request_endpoint,
+    url_signal_endpoint,
+)
+from thermik.delivery.document import decode_signal
+from thermik.delivery.loopback import HttpRequest, HttpResponse, LoopbackServer
+from thermik.errors import (
+    InvalidRequest,
+    NotFound,
+    RequestTooLarge,
+    ThermikError,
+)
+
+PREFIX = "/delivery/v1"
+METADATA, SIGNAL = "metadata", "signal"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StoredObject:
+    """An object's bytes and the generation its last write got (increases with every write)."""
+
+    body: bytes
+    generation: int
+
+
+class BuiltinObjectStore(Protocol):
+    """Where the builtin backend keeps documents and signals."""
+
+    def put_object(self, key: str, body: bytes) -> int:
+        """Store ``body`` under ``key``; returns the write's generation."""
+        ...
+
+    def get_object(self, key: str) -> StoredObject | None:
+        """The object under ``key``, or None."""
+        ...
+
+    def delete_object(self, key: str) -> None:
+        """Remove ``key``; a missing key is not an error."""
+        ...
+
+
+class InMemoryObjectStore:
+    """A thread-safe :class:`BuiltinObjectStore` in a dict."""
+
+    def __init__(self) -> None:
+        self._objects: dict[str, StoredObject] = {}
+        self._generations = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def put_object(self, key: str, body: bytes) -> int:
+        with self._lock:
+            generation = next(self._generations)
+            self._objects[key] = StoredObject(body, generation)
+            return generation
+
+    def get_object(self, key: str) -> StoredObject | None:
+        with self._lock:
+            return self._objects.get(key)
+
+    def delete_object(self, key: str) -> None:
+        with self._lock:
+            self._objects.pop(key, None)
+
+
+class BuiltinBackend(DeliveryBackend):
+    """Engine-served delivery through signed, expiring capability URLs."""
+
+    name = "builtin"
+
+    def __init__(
+        self,
+        store: BuiltinObjectStore,
+        *,
+        key: str,
+        base_url: str,
+        url_lifetime: int = 86400 * 365,
+        max_signal_size: int = 1048576,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self._key = key
+        self._base_url = base_url.rstrip("/")
+        self._url_lifetime = url_lifetime
+        self._max_signal_size = max_signal_size
+        self._clock = clock
+        self._seen: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._server: LoopbackServer | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Self:
+        """An in-memory store, URLs under ``[delivery] public_url`` (else the API listener).
+
+        The signing key derives from ``auth_encryption_key``; without one it is random, and
+        URLs handed out do not survive a restart.
+        """
+        secret = settings.auth_encryption_key
+        key = (
+            hashlib.sha256(b"thermik-delivery-url\0" + secret.encode()).hexdigest()
+            if secret
+            else secrets.token_hex(32)
+        )
+        api = settings.api
+        return cls(
+            InMemoryObjectStore(),
+            key=key,
+            base_url=settings.delivery.public_url or f"http://{api.bind_host}:{api.bind_port}",
+            url_lifetime=settings.delivery.url_lifetime,
+            max_signal_size=settings.delivery.max_signal_size,
+        )
+
+    def _token(self, *parts: str) -> str:
+        message = "\0".join(parts).encode()
+        return hmac.new(self._key.encode(), message, hashlib.sha256).hexdigest()[:40]
+
+    def _url(self, method: str, path: str) -> str:
+        expires = int(self._clock()) + self._url_lifetime
+        return signing.signed_url(self._base_url, self._key, method, path, expires)
+
+    def provision(self, server: ServerRef) -> MetadataEndpoint:
+        path = f"{PREFIX}/{METADATA}/{self._token(METADATA, server.server_id)}"
+        return request_endpoint(
+            self.name, server.server_id, self._url("GET", path), {"path": path}
+        )
+
+    def publish(self, endpoint: MetadataEndpoint, document: Mapping[str, Any]) -> PublishResult:
+        body = json.dumps(document, sort_keys=True).encode()
+        self.store.put_object(endpoint.locator["path"], body)
+        return PublishResult(True, 201)
+
+    def read_back(self, endpoint: MetadataEndpoint) -> Mapping[str, Any] | None:
+        stored = self.store.get_object(endpoint.locator["path"])
+        if stored is None:
+            return None
+        served: Mapping[str, Any] = json.loads(stored.body)
+        return served
+
+    def provision_signal(self, deployment: DeploymentRef) -> SignalEndpoint:
+        token = self._token(SIGNAL, deployment.deployment_id, deployment.config_id)
+        path = f"{PREFIX}/{SIGNAL}/{token}"
+        signal_url = self._url("PUT", path)
+        return url_signal_endpoint(self.name, deployment.deployment_id, signal_url, {"path": path})
+
+    def collect_signals(self, endpoint: SignalEndpoint) -> list[Mapping[str, Any]]:
+        path = endpoint.locator["path"]
+        stored = self.store.get_object(path)
+        with self._lock:
+            if stored is None or self._seen.get(path) == stored.generation:
+                return []
+            self._seen[path] = stored.generation
+        return [decode_signal(stored.body, self._max_signal_size)]
+
+    def revoke(self, endpoint: MetadataEndpoint | SignalEndpoint) -> None:
+        self.store.delete_object(endpoint.locator["path"])
+        with self._lock:
+            self._seen.pop(endpoint.locator["path"], None)
+
+    def handle(self, request: HttpRequest) -> HttpResponse:
+        """Answer an agent's request to a capability URL.
+
+        Raises:
+            Forbidden: wrong, missing or expired signature (checked before anything else).
+            NotFound: nothing is stored there (yet).
+            RequestTooLarge: a signal body over ``max_signal_size``.
+            InvalidSignal: a signal body that is not a JSON object.
+            InvalidRequest: a method other than GET, HEAD or PUT, or PUT to a metadata URL.
+        """
+        signing.verify(self._key, request.method, request.path, request.query, self._clock())
+        kind = request.path.removeprefix(PREFIX + "/").split("/", 1)[0]
+        if request.method in ("GET", "HEAD"):
+            stored = self.store.get_object(request.path)
+            if stored is None:
+                raise NotFound(f"nothing is served at {request.path} yet")
+            headers = {
+                "Content-Type": "application/json",
+                "Content-Length": str(len(stored.body)),
+                "Etag": hashlib.md5(stored.body, usedforsecurity=False).hexdigest(),
+            }
+            return HttpResponse(200, headers, b"" if request.method == "HEAD" else stored.body)
+        if request.method == "PUT" and kind == SIGNAL:
+            if len(request.body) > self._max_signal_size:
+                raise RequestTooLarge(
+                    f"signal body of {len(request.body)} bytes exceeds the limit of "
+                    f"{self._max_signal_size}"
+                )
+            decode_signal(request.body, self._max_signal_size)
+            self.store.put_object(request.path, request.body)
+            return HttpResponse(201)
+        raise InvalidRequest(f"{request.method} is not allowed on {kind} URLs")
+
+    def serve(self, request: HttpRequest) -> HttpResponse:
+        """:meth:`handle` with errors rendered as HTTP statuses (for the loopback server)."""
+        try:
+            return self.handle(request)
+        except ThermikError as exc:
+            body = json.dumps({"error": {"type": exc.heat_type, "message": str(exc)}})
+            return HttpResponse(
+                exc.http_status, {"Content-Type": "application/json"}, body.encode()
+            )
+
+    def serve_on_loopback(self) -> str:
+        """Serve :meth:`handle` on a free loopback port and hand out URLs there (local runs
+        and tests before the API mounts the handler); returns the new base URL."""
+        with self._lock:
+            if self._server is None:
+                self._server = LoopbackServer(self.serve)
+                self._base_url = self._server.start()
+            return self._base_url
+
+    def close(self) -> None:
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.stop()

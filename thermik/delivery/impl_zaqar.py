@@ -1,0 +1,218 @@
+"""``zaqar``: ZAQAR_MESSAGE delivery and ZAQAR_SIGNAL collection through OpenStack Zaqar (v2).
+
+Each server gets a queue ``<prefix>-<server_id>``; every change of its document is posted as one
+message carrying the whole document with the configured TTL. Ordering does not matter: the
+agent pops messages and runs each derived config id once, so an older message can never take
+away a deployment it has already seen. The agent's ``zaqar`` collector logs in to Keystone with
+the credentials in :attr:`~thermik.delivery.base.ServerRef.credentials`.
+
+"Served now" (:meth:`ZaqarBackend.read_back`) is the newest document still queued, or, once the
+agent has popped everything, the last document this backend posted. Each deployment action
+gets its own signal queue plus a pre-signed URL (POST on ``messages``) stored in its locator;
+:meth:`ZaqarBackend.collect_signals` pops it.
+
+The engine's client uses the ``noauth`` backend with ``[zaqar] project_id`` (a Keystone-less
+Zaqar trusts ``X-Project-ID``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any, Self
+
+from zaqarclient import errors as zaqar_errors
+from zaqarclient.queues import client as zaqar_client
+from zaqarclient.transport import errors as zaqar_transport
+
+from thermik.conf.settings import Settings, ZaqarSettings
+from thermik.delivery.base import (
+    DeliveryBackend,
+    DeploymentRef,
+    MetadataEndpoint,
+    PublishResult,
+    ServerRef,
+    SignalEndpoint,
+)
+from thermik.delivery.client_errors import status_error, transport_error
+from thermik.delivery.document import decode_signal, generation_of
+from thermik.errors import (
+    ConfigError,
+    DeliveryError,
+    DeliveryRejected,
+    DeliveryTargetMissing,
+    InvalidSignal,
+)
+
+_QUEUE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_AGENT_KEYS = ("auth_url", "user_id", "password", "project_id", "region_name")
+_SIGNAL_INPUTS = {
+    "auth_url": "deploy_auth_url",
+    "username": "deploy_username",
+    "user_id": "deploy_user_id",
+    "password": "deploy_password",
+    "project_id": "deploy_project_id",
+    "region_name": "deploy_region_name",
+}
+_POP_BATCH = 10
+LOG = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def map_zaqar_errors(action: str = "Zaqar request") -> Iterator[None]:
+    """Convert zaqarclient, keystoneauth1, requests and socket errors into DeliveryErrors."""
+    try:
+        yield
+    except zaqar_transport.TransportError as exc:
+        raise status_error(exc.code)(f"{action} failed: {exc}") from exc
+    except (zaqar_errors.DriverLoadFailure, zaqar_errors.UnsupportedVersion) as exc:
+        raise DeliveryRejected(f"{action} failed: {exc}") from exc
+    except zaqar_errors.ZaqarError as exc:
+        raise DeliveryError(f"{action} failed: {exc}") from exc
+    except Exception as exc:
+        kind = transport_error(exc)
+        if kind is None:
+            raise
+        raise kind(f"{action} failed: {exc}") from exc
+
+
+def queue_name(prefix: str, *parts: str) -> str:
+    """A valid Zaqar queue name for ``parts`` (hashed when they would not fit or are unsafe)."""
+    name = "-".join((prefix, *parts))
+    if _QUEUE_NAME.match(name):
+        return name
+    return f"{prefix}-{hashlib.sha256(name.encode()).hexdigest()[:40]}"
+
+
+class ZaqarBackend(DeliveryBackend):
+    """Delivery through Zaqar queues."""
+
+    name = "zaqar"
+
+    def __init__(
+        self, settings: ZaqarSettings, *, prefix: str = "thermik", max_signal_size: int = 1048576
+    ) -> None:
+        if not settings.url:
+            raise ConfigError("is required for the zaqar delivery backend", path=("zaqar", "url"))
+        self._settings = settings
+        self._prefix = prefix
+        self._max_signal_size = max_signal_size
+        self._client = zaqar_client.Client(
+            settings.url,
+            version=2,
+            conf={
+                "auth_opts": {
+                    "backend": "noauth",
+                    "options": {"os_project_id": settings.project_id},
+                }
+            },
+        )
+        self._lock = threading.Lock()
+        self._last_posted: dict[str, Mapping[str, Any]] = {}
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Self:
+        return cls(settings.zaqar, max_signal_size=settings.delivery.max_signal_size)
+
+    def _queue(self, name: str, *, create: bool = False) -> Any:
+        with map_zaqar_errors(f"opening queue {name}"):
+            return self._client.queue(name, auto_create=False, force_create=create)
+
+    def provision(self, server: ServerRef) -> MetadataEndpoint:
+        name = queue_name(self._prefix, server.server_id)
+        self._queue(name, create=True)
+        settings: dict[str, Any] = {
+            key: server.credentials[key] for key in _AGENT_KEYS if key in server.credentials
+        }
+        settings.setdefault("project_id", self._settings.project_id)
+        settings["queue_id"] = name
+        return MetadataEndpoint(
+            backend=self.name,
+            server_id=server.server_id,
+            collector="zaqar",
+            collector_settings=settings,
+            locator={"queue": name},
+        )
+
+    def publish(self, endpoint: MetadataEndpoint, document: Mapping[str, Any]) -> PublishResult:
+        name = endpoint.locator["queue"]
+        message = {"body": dict(document), "ttl": self._settings.message_ttl}
+        with map_zaqar_errors(f"posting to queue {name}"):
+            self._queue(name).post(message)
+        with self._lock:
+            self._last_posted[name] = document
+        return PublishResult(True, 201)
+
+    def read_back(self, endpoint: MetadataEndpoint) -> Mapping[str, Any] | None:
+        name = endpoint.locator["queue"]
+        with map_zaqar_errors(f"listing queue {name}"):
+            bodies = [
+                m.body
+                for m in self._queue(name).messages(echo=True)
+                if isinstance(m.body, Mapping)
+            ]
+        if bodies:
+            newest: Mapping[str, Any] = max(bodies, key=generation_of)
+            return newest
+        with self._lock:
+            return self._last_posted.get(name)
+
+    def provision_signal(self, deployment: DeploymentRef) -> SignalEndpoint:
+        name = queue_name(self._prefix, "signal", deployment.deployment_id, deployment.config_id)
+        queue = self._queue(name, create=True)
+        with map_zaqar_errors(f"signing queue {name}"):
+            signed = queue.signed_url(paths=["messages"], methods=["POST"])
+        inputs = {
+            _SIGNAL_INPUTS[key]: value
+            for key, value in deployment.credentials.items()
+            if key in _SIGNAL_INPUTS
+        }
+        inputs["deploy_queue_id"] = name
+        return SignalEndpoint(
+            backend=self.name,
+            deployment_id=deployment.deployment_id,
+            transport="ZAQAR_SIGNAL",
+            inputs=inputs,
+            locator={"queue": name, "signed_url": json.dumps(signed, sort_keys=True)},
+        )
+
+    def collect_signals(self, endpoint: SignalEndpoint) -> list[Mapping[str, Any]]:
+        """Pop every queued signal; a malformed one is skipped (logged) unless all are, which
+        raises InvalidSignal: a popped message cannot be put back."""
+        name = endpoint.locator["queue"]
+        bodies: list[Any] = []
+        queue = self._queue(name)
+        while True:
+            with map_zaqar_errors(f"popping queue {name}"):
+                batch = [message.body for message in queue.pop(count=_POP_BATCH)]
+            bodies.extend(batch)
+            if len(batch) < _POP_BATCH:
+                break
+        payloads: list[Mapping[str, Any]] = []
+        invalid: list[InvalidSignal] = []
+        for body in bodies:
+            try:
+                raw = body if isinstance(body, Mapping) else str(body)
+                payloads.append(decode_signal(raw, self._max_signal_size))
+            except InvalidSignal as exc:
+                invalid.append(exc)
+        if invalid and not payloads:
+            raise invalid[-1]
+        for skipped in invalid:
+            LOG.warning("skipped a malformed signal on queue %s: %s", name, skipped)
+        return payloads
+
+    def revoke(self, endpoint: MetadataEndpoint | SignalEndpoint) -> None:
+        name = endpoint.locator["queue"]
+        with (
+            contextlib.suppress(DeliveryTargetMissing),
+            map_zaqar_errors(f"deleting queue {name}"),
+        ):
+            self._queue(name).delete()
+        with self._lock:
+            self._last_posted.pop(name, None)
