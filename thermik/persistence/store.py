@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from thermik.persistence.resource_values import (
     NO_CHANGES,
@@ -130,6 +130,14 @@ class ResourceStore(abc.ABC):
         """Insert a resource version."""
 
     @abc.abstractmethod
+    def create_resources(self, news: Sequence[NewResource]) -> list[Resource]:
+        """Insert several resource versions in one transaction (all or none), in order.
+
+        A traversal inserts the INIT versions of every new resource this way: one commit for a
+        whole stack instead of one per resource.
+        """
+
+    @abc.abstractmethod
     def replace_resource(self, old_id: int, atomic_key: int, new: NewResource) -> Resource:
         """Insert a replacement of an unlocked ``old_id`` and link both, or ``LockConflict``."""
 
@@ -158,8 +166,17 @@ class ResourceStore(abc.ABC):
         changes: ResourceChanges = NO_CHANGES,
         *,
         event: NewEvent | None = None,
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
     ) -> int:
-        """Take the row lock of an unlocked row at ``atomic_key``; the new atomic key."""
+        """Take the row lock of an unlocked row at ``atomic_key``; the new atomic key.
+
+        Like every guarded write, it also stores ``properties`` and ``attributes`` when given
+        (as :meth:`ResourceDataStore.store_resource_properties` and
+        :meth:`ResourceDataStore.store_resource_attributes` do, unencrypted) in the same
+        transaction: the engine's hot path commits a resource's state, its event and its data
+        together.
+        """
 
     @abc.abstractmethod
     def unlock_resource(
@@ -170,6 +187,8 @@ class ResourceStore(abc.ABC):
         changes: ResourceChanges = NO_CHANGES,
         *,
         event: NewEvent | None = None,
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
     ) -> int:
         """Release the lock ``engine_id`` holds at ``atomic_key`` (also: steal from the dead)."""
 
@@ -182,6 +201,8 @@ class ResourceStore(abc.ABC):
         *,
         engine_id: str | None = None,
         event: NewEvent | None = None,
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
     ) -> int:
         """Change a row at ``atomic_key``: held by ``engine_id``, or unlocked when ``None``.
 
@@ -228,6 +249,13 @@ class ResourceDataStore(abc.ABC):
         """The stored properties, or ``None`` when never stored."""
 
     @abc.abstractmethod
+    def list_resource_properties(self, stack_id: str) -> dict[int, Mapping[str, JSON]]:
+        """The stored properties of every version of a stack that has some, by version id.
+
+        One query for a whole stack: a traversal reads them all at its start.
+        """
+
+    @abc.abstractmethod
     def store_resource_attributes(
         self, resource_id: int, attributes: Mapping[str, JSON] | None
     ) -> None:
@@ -256,6 +284,10 @@ class EventStore(abc.ABC):
     @abc.abstractmethod
     def append_arrival(self, stack_id: str, arrival: JoinArrival) -> None:
         """Record one arrival at a join: one inserted row, whatever the join's size."""
+
+    @abc.abstractmethod
+    def append_arrivals(self, stack_id: str, arrivals: Sequence[JoinArrival]) -> None:
+        """Record several arrivals in one transaction (all or none), in order."""
 
     @abc.abstractmethod
     def list_arrivals(self, traversal_id: str, node: str) -> list[JoinArrival]:
