@@ -13,6 +13,10 @@ All are frozen, slotted dataclasses: no dicts travel between actors. Three famil
 * **Resource, delivery and nested-stack messages** (``CheckResource``, ``CancelResource``,
   ``SignalReceived``, ``DeliverMetadata``, ``MetadataDelivered``, ``StackSettled``) travel between
   the other actors.
+* **Shell messages** (``ConvergeRequest``, ``CancelStack``, ``ResumeStack``, ``RunNode``,
+  ``StepFinished``, ``PollDue``, ``SignalRequest``) are the actor shell's own traffic: requests
+  from the runtime facade, and a resource actor's conversation with its executor jobs and
+  timers. They never reach :func:`~thermik.engine.decide.decide`.
 
 Every message about a traversal carries its ``traversal_id``: the id fences every write, and a
 message for another traversal than the current one is ignored.
@@ -23,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Mapping
+from typing import Any, Generic, Protocol, TypeVar
 
 from thermik.engine.graph import ConvergenceGraph, Node
 from thermik.engine.operations import NodeAction
@@ -408,3 +413,100 @@ class MetadataDelivered:
 
     server_id: str
     generation: int
+
+
+# -- shell messages ------------------------------------------------------------------------------
+
+_Context = TypeVar("_Context")
+_Result = TypeVar("_Result")
+_Answered_contra = TypeVar("_Answered_contra", contravariant=True)
+
+
+class Answer(Protocol[_Answered_contra]):
+    """Where the answer to an edge request goes (a ``concurrent.futures.Future`` at run time)."""
+
+    def set_result(self, result: _Answered_contra) -> None:
+        """Answer with a value."""
+
+    def set_exception(self, exception: BaseException | None) -> None:
+        """Answer with an error."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConvergeRequest:
+    """Converge a stored stack: what the orchestration service asks the runtime to do.
+
+    Attributes:
+        stack_id: the stack.
+        operation: CREATE, UPDATE, DELETE, ABANDON, ADOPT, CHECK, SUSPEND, RESUME, SNAPSHOT,
+            RESTORE or ROLLBACK.
+        template_id: the raw template to converge to (CREATE/UPDATE/ADOPT/RESTORE); ``None``
+            keeps the stack's current one.
+        expected_traversal: the traversal the caller read; ``None`` supersedes whatever runs.
+        disable_rollback: ``None`` keeps the stack's setting.
+        timeout_mins: ``None`` keeps the stack's setting (or the engine default).
+        snapshot_id: the snapshot a SNAPSHOT fills or a RESTORE reads.
+        adopt_data: ADOPT: Heat's ``adopt_stack_data`` resources map.
+    """
+
+    stack_id: str
+    operation: Action
+    template_id: int | None = None
+    expected_traversal: str | None = None
+    disable_rollback: bool | None = None
+    timeout_mins: int | None = None
+    snapshot_id: str | None = None
+    adopt_data: Mapping[str, Any] | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CancelStack:
+    """Cancel the stack's running traversal (``cancel_update`` / ``cancel_without_rollback``)."""
+
+    stack_id: str
+    rollback: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ResumeStack:
+    """Take over the stack's traversal left IN_PROGRESS (restart, or a dead engine's lease)."""
+
+    stack_id: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RunNode(Generic[_Context]):
+    """A StackActor hands ``check`` to a resource actor with the traversal's shell context."""
+
+    check: CheckResource
+    context: _Context
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StepFinished(Generic[_Result]):
+    """An executor job of a resource actor ended: ``result``, or ``failure`` if it raised."""
+
+    job: int
+    result: _Result | None
+    failure: Failure | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PollDue:
+    """A resource actor's timer fired: poll job ``job`` again or retry its lock; with
+    ``grace``, the grace period of its cancel ran out."""
+
+    job: int
+    grace: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SignalRequest:
+    """Hand ``signal`` to the resource actor of ``version_id``; the outcome goes to ``answer``.
+
+    ``answer`` receives the signal event's reason, or ``InvalidSignal`` with nothing stored.
+    """
+
+    signal: SignalReceived
+    version_id: VersionId
+    answer: Answer[str]

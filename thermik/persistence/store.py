@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from thermik.persistence.resource_values import (
     NO_CHANGES,
@@ -128,6 +128,14 @@ class ResourceStore(abc.ABC):
     @abc.abstractmethod
     def create_resource(self, new: NewResource) -> Resource:
         """Insert a resource version."""
+
+    @abc.abstractmethod
+    def create_resources(self, news: Sequence[NewResource]) -> list[Resource]:
+        """Insert several resource versions in one transaction (all or none), in order.
+
+        A traversal inserts the INIT versions of every new resource this way: one commit for a
+        whole stack instead of one per resource.
+        """
 
     @abc.abstractmethod
     def replace_resource(self, old_id: int, atomic_key: int, new: NewResource) -> Resource:
@@ -256,6 +264,10 @@ class EventStore(abc.ABC):
     @abc.abstractmethod
     def append_arrival(self, stack_id: str, arrival: JoinArrival) -> None:
         """Record one arrival at a join: one inserted row, whatever the join's size."""
+
+    @abc.abstractmethod
+    def append_arrivals(self, stack_id: str, arrivals: Sequence[JoinArrival]) -> None:
+        """Record several arrivals in one transaction (all or none), in order."""
 
     @abc.abstractmethod
     def list_arrivals(self, traversal_id: str, node: str) -> list[JoinArrival]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -58,6 +58,19 @@ def event_row(new: NewEvent, now: datetime.datetime) -> dict[str, Any]:
 
 def _no_stack(stack_id: str) -> Callable[[], StackNotFound]:
     return lambda: StackNotFound(f"stack {stack_id} not found", stack=stack_id)
+
+
+def _arrival_row(stack_id: str, arrival: JoinArrival, now: datetime.datetime) -> dict[str, Any]:
+    check_length("node", arrival.node, 255)
+    check_length("sender", arrival.sender, 255)
+    return {
+        "stack_id": stack_id,
+        "traversal_id": arrival.traversal_id,
+        "node": arrival.node,
+        "sender": arrival.sender,
+        "payload": arrival.payload,
+        "created_at": now,
+    }
 
 
 def _event_filters(query: EventQuery) -> list[Any]:
@@ -125,17 +138,19 @@ class SqlEvents(SqlBase, EventStore):
         return self._db.write(work)
 
     def append_arrival(self, stack_id: str, arrival: JoinArrival) -> None:
-        check_length("node", arrival.node, 255)
-        check_length("sender", arrival.sender, 255)
-        row = {
-            "stack_id": stack_id,
-            "traversal_id": arrival.traversal_id,
-            "node": arrival.node,
-            "sender": arrival.sender,
-            "payload": arrival.payload,
-            "created_at": self._clock(),
-        }
-        self._write_referring(lambda conn: _INSERT_ARRIVAL.execute(conn, row), _no_stack(stack_id))
+        self.append_arrivals(stack_id, (arrival,))
+
+    def append_arrivals(self, stack_id: str, arrivals: Sequence[JoinArrival]) -> None:
+        if not arrivals:
+            return
+        now = self._clock()
+        rows = [_arrival_row(stack_id, arrival, now) for arrival in arrivals]
+
+        def work(conn: Connection) -> None:
+            for row in rows:
+                _INSERT_ARRIVAL.execute(conn, row)
+
+        self._write_referring(work, _no_stack(stack_id))
 
     def list_arrivals(self, traversal_id: str, node: str) -> list[JoinArrival]:
         stmt = _ARRIVALS.where(

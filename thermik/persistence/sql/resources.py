@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
@@ -145,6 +145,15 @@ class SqlResources(SqlBase, ResourceStore):
     def create_resource(self, new: NewResource) -> Resource:
         row = _new_row(new, self._clock())
         return self._write_referring(lambda conn: _inserted(conn, row), _no_stack(new))
+
+    def create_resources(self, news: Sequence[NewResource]) -> list[Resource]:
+        if not news:
+            return []
+        now = self._clock()
+        rows = [_new_row(new, now) for new in news]
+        return self._write_referring(
+            lambda conn: [_inserted(conn, row) for row in rows], _no_stack(news[0])
+        )
 
     def replace_resource(self, old_id: int, atomic_key: int, new: NewResource) -> Resource:
         now = self._clock()

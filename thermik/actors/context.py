@@ -1,0 +1,133 @@
+"""The :class:`~thermik.resources.ResourceContext` plugins get under the actor shell.
+
+Resource data is read from the store once (not at all for a version that was never created)
+and written through at once: a plugin's ``ctx.data.set`` is durable when it returns, before the
+engine acts on the action's outcome. The physical id a plugin sets is persisted by the resource
+actor with the action's outcome. Time is the wall clock; randomness comes from a per-version
+generator, seeded when the runtime is given a seed (tests), from the OS otherwise.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Mapping
+
+from thermik.actors.stored import current_versions
+from thermik.persistence.store import Store
+from thermik.resources.context import StackIdentity
+
+
+class SystemClock:
+    """The wall clock."""
+
+    def now(self) -> float:
+        return time.time()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+SYSTEM_CLOCK = SystemClock()
+
+
+class StoredData:
+    """A resource version's data in the store, cached after the first read."""
+
+    def __init__(self, store: Store, resource_id: int, *, known_empty: bool = False) -> None:
+        self._store = store
+        self._resource_id = resource_id
+        self._cache: dict[str, str] | None = {} if known_empty else None
+        self._lock = threading.Lock()
+
+    def _values(self) -> dict[str, str]:
+        with self._lock:
+            if self._cache is None:
+                self._cache = dict(self._store.get_resource_data(self._resource_id))
+            return self._cache
+
+    def get(self, key: str) -> str | None:
+        return self._values().get(key)
+
+    def set(self, key: str, value: str, *, redact: bool = False) -> None:
+        self._store.set_resource_data(self._resource_id, key, value, redact=redact)
+        self._values()[key] = value
+
+    def delete(self, key: str) -> None:
+        self._store.delete_resource_data(self._resource_id, key)
+        self._values().pop(key, None)
+
+    def as_dict(self) -> Mapping[str, str]:
+        return dict(self._values())
+
+
+class StoreContext:
+    """One resource version's context: identity, data, physical id, clock and randomness."""
+
+    def __init__(
+        self,
+        store: Store,
+        stack: StackIdentity,
+        resource_id: int,
+        resource_name: str,
+        resource_type: str,
+        physical_id: str | None,
+        *,
+        rng: random.Random,
+        never_created: bool = False,
+    ) -> None:
+        self._store = store
+        self._stack = stack
+        self.resource_id = resource_id
+        self._name = resource_name
+        self._type = resource_type
+        self._physical_id = physical_id
+        self._data = StoredData(store, resource_id, known_empty=never_created)
+        self._rng = rng
+        #: Whether the plugin changed the physical id since the context was made.
+        self.physical_id_changed = False
+
+    @property
+    def stack(self) -> StackIdentity:
+        return self._stack
+
+    @property
+    def resource_name(self) -> str:
+        return self._name
+
+    @property
+    def resource_type(self) -> str:
+        return self._type
+
+    @property
+    def physical_id(self) -> str | None:
+        return self._physical_id
+
+    def set_physical_id(self, physical_id: str | None) -> None:
+        self._physical_id = physical_id
+        self.physical_id_changed = True
+
+    @property
+    def data(self) -> StoredData:
+        return self._data
+
+    @property
+    def clock(self) -> SystemClock:
+        return SYSTEM_CLOCK
+
+    @property
+    def random(self) -> random.Random:
+        return self._rng
+
+    def peer_data(self, reference_id: str) -> Mapping[str, str] | None:
+        """The data of the current version in this stack whose reference id is given."""
+        rows = self._store.find_resources_by_physical_id(reference_id)
+        mine = [row for row in rows if row.stack_id == self._stack.id]
+        if not mine:
+            by_name = current_versions(self._store.list_resources(self._stack.id), None)
+            row = by_name.get(reference_id)
+            if row is None:
+                return None
+            return self._store.get_resource_data(row.id)
+        return self._store.get_resource_data(max(mine, key=lambda r: r.id).id)

@@ -1,0 +1,418 @@
+"""Converging one node: what a resource actor does between a ``RunNode`` and its reply.
+
+A :class:`NodeWork` is a small state machine driven by its actor's messages. It reads and locks
+the version row, resolves and validates the properties, runs the plugin through executor steps
+(:mod:`thermik.actors.steps`), polls with backoff on timers, and settles the row before replying
+``ResourceDone``, ``ResourceFailed`` or ``ResourceNeedsReplacement``. It never blocks: anything
+slow is a step or a timer, reported back through :meth:`NodeWork.on_step` and
+:meth:`NodeWork.on_timer`.
+
+Failure semantics: any :class:`~thermik.errors.ThermikError` (a plugin's, a property's, a lost
+lock's) fails the node: the row, if this work locked it, goes to ``<ACTION>_FAILED`` with the
+error as its reason, and the stack actor gets ``ResourceFailed``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from thermik.actors import node_rules, rows, steps
+from thermik.actors.context import StoreContext
+from thermik.actors.plan import TraversalPlan
+from thermik.actors.services import Services
+from thermik.actors.stored import REFERENCE_ID_KEY
+from thermik.actors.timers import TimerHandle
+from thermik.engine.messages import (
+    AttributeKey,
+    Event,
+    NodeData,
+    ResourceDone,
+    ResourceFailed,
+    ResourceNeedsReplacement,
+    RunNode,
+    StepFinished,
+)
+from thermik.engine.operations import NodeAction
+from thermik.engine.states import RESOURCE, Action, State, Status, check_transition
+from thermik.errors import Failure, LockConflict, ThermikError
+from thermik.persistence.resource_values import Resource, ResourceChanges
+from thermik.resources.plugin import Operation, Progress, Props, ResourcePlugin
+
+#: Backoff of polls the plugin gives no hint for, and of lock retries: first, factor, cap.
+BACKOFF = (0.05, 1.6, 5.0)
+#: How often a lock lost to a stale atomic key is retried with a fresh read.
+LOCK_ATTEMPTS = 5
+
+
+class Port(Protocol):
+    """What a node's work needs from its actor."""
+
+    def submit(self, job: int, step: Callable[[], object]) -> None:
+        """Run ``step`` on the executor; its outcome comes back as ``StepFinished(job)``."""
+
+    def later(self, job: int, seconds: float, *, grace: bool = False) -> TimerHandle:
+        """Send ``PollDue(job, grace)`` after ``seconds``."""
+
+    def reply(self, stack_id: str, event: Event) -> None:
+        """Tell the stack actor."""
+
+    def finished(self, job: int) -> None:
+        """The work is over: the actor may take its next one."""
+
+
+class Waiting(enum.Enum):
+    """What the work waits for."""
+
+    NOTHING = "nothing"
+    STEP = "step"
+    POLL = "poll"
+    LOCK = "lock"
+
+
+class NodeWork:
+    """The convergence of one node by its version's resource actor."""
+
+    def __init__(
+        self, port: Port, services: Services, run: RunNode[TraversalPlan], job: int
+    ) -> None:
+        self.port = port
+        self.services = services
+        self.store = services.store
+        self.check = run.check
+        self.plan = run.context
+        self.job = job
+        self.row: Resource | None = None
+        self.previous: Resource | None = None
+        self.action = self.check.action
+        self.call: steps.Call | None = None
+        self.old_props: Props = {}
+        self.progress: Progress | None = None
+        self.waiting = Waiting.NOTHING
+        self.timer: TimerHandle | None = None
+        self.delay = BACKOFF[0]
+        self.attempts = 0
+        self.locked = False
+        self.cancelled = False
+        self.reported = False
+        self.over = False
+
+    @property
+    def name(self) -> str:
+        """The logical resource name."""
+        return self.check.name
+
+    # -- entry --------------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Start (or, after a lost lock, restart) the work from the row as stored."""
+        if self.plan.closed.is_set():
+            self._end()
+            return
+        try:
+            self._begin()
+        except ThermikError as error:
+            self.fail(error)
+
+    def _begin(self) -> None:
+        row = self.row
+        if row is None:
+            hint = self.plan.rows.get(self.check.node.version_id)
+            if hint is None or self.check.action is NodeAction.DELETE:
+                hint = self.store.get_resource(self.check.node.version_id)
+            self.row = row = hint
+        self.action = node_rules.effective_action(self.check.action, row)
+        handler = {
+            NodeAction.CREATE: self._create,
+            NodeAction.ADOPT: self._create,
+            NodeAction.UPDATE: self._update,
+            NodeAction.DELETE: self._delete,
+            NodeAction.RETAIN: self._retain,
+        }.get(self.action, self._observe)
+        handler(row)
+
+    # -- the node actions ---------------------------------------------------------------------
+
+    def _create(self, row: Resource) -> None:
+        definition = node_rules.definition(self.plan)
+        plugin_cls = node_rules.plugin_for(self.services, self.plan, self.name)
+        adopting = self.action is NodeAction.ADOPT
+        changes = ResourceChanges(
+            requires=node_rules.requires_during(row, self.check),
+            resource_type=definition.resources[self.name].type,
+        )
+        if not self._lock(Action.ADOPT if adopting else Action.CREATE, changes):
+            return
+        props = node_rules.resolve(self.plan, self.check, plugin_cls)
+        call = self._call(plugin_cls(), props, Operation.CREATE, never_created=True)
+        self.store.store_resource_properties(row.id, dict(props))
+        if adopting:
+            entry = node_rules.adopt_entry(self.plan, self.name)
+            self._submit(lambda: node_rules.adopt(call, entry))
+        else:
+            self._submit(lambda: steps.start(call))
+
+    def _update(self, row: Resource) -> None:
+        plugin_cls = node_rules.plugin_for(self.services, self.plan, self.name)
+        why = node_rules.replacement_needed(self.services, row, plugin_cls, self.plan)
+        if why is not None:
+            self._replace(why)
+            return
+        try:
+            props = node_rules.resolve(self.plan, self.check, plugin_cls)
+        except ThermikError as error:
+            if self._lock(Action.UPDATE, ResourceChanges()):
+                self.fail(error)
+            return
+        self.old_props = old = self.store.get_resource_properties(row.id) or {}
+        call = self._call(plugin_cls(), props, Operation.UPDATE)
+        self._submit(lambda: steps.plan(call, old))
+
+    def _delete(self, row: Resource) -> None:
+        if row.action == Action.INIT.value:
+            self.store.delete_resource(row.id)
+            self._reply(ResourceDone(self.check.node, self.check.traversal_id, None))
+            self._end()
+            return
+        plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
+        props = node_rules.stored_props(self.store, row, plugin_cls)
+        if not self._lock(Action.DELETE, ResourceChanges()):
+            return
+        call = self._call(plugin_cls(), props or {}, Operation.DELETE)
+        if props is None or node_rules.retained(self.plan, row):
+            self._complete(steps.Completed())
+        else:
+            self._submit(lambda: steps.start(call))
+
+    def _retain(self, row: Resource) -> None:
+        if self._lock(Action.DELETE, ResourceChanges()):
+            self._complete(steps.Completed())
+
+    def _observe(self, row: Resource) -> None:
+        operation = node_rules.OBSERVATIONS[self.action]
+        plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
+        props = node_rules.stored_props(self.store, row, plugin_cls) or {}
+        if not self._lock(Action(operation.value), ResourceChanges()):
+            return
+        call = self._call(plugin_cls(), props, operation)
+        self._submit(lambda: steps.start(call))
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _call(
+        self,
+        plugin: ResourcePlugin,
+        props: Props,
+        operation: Operation,
+        *,
+        never_created: bool = False,
+    ) -> steps.Call:
+        row = self.row
+        assert row is not None
+        ctx = StoreContext(
+            self.store,
+            self.plan.stack,
+            row.id,
+            row.name,
+            node_rules.type_of(self.plan, row),
+            row.physical_resource_id,
+            rng=self.services.rng(row.id),
+            never_created=never_created,
+        )
+        attributes = None
+        if self.check.node.is_update:
+            wanted = self.plan.referenced.get(row.name, ())
+            attributes = node_rules.attribute_names(plugin, wanted)
+        self.call = steps.Call(plugin, ctx, props, operation, attributes)
+        return self.call
+
+    def _submit(self, step: Callable[[], object]) -> None:
+        self.waiting = Waiting.STEP
+        self.port.submit(self.job, step)
+
+    def _lock(self, action: Action, changes: ResourceChanges) -> bool:
+        """Lock the row into ``<action>_IN_PROGRESS``; False if the work restarted or waits."""
+        row = self.row
+        assert row is not None
+        target = State(action, Status.IN_PROGRESS)
+        check_transition(RESOURCE, rows.state_of(row), target, resource=row.name)
+        try:
+            self.row = rows.lock(self.store, row, self.services.engine_id, action, changes)
+        except LockConflict:
+            self._lock_lost()
+            return False
+        self.locked = True
+        return True
+
+    def _lock_lost(self) -> None:
+        self.attempts += 1
+        fresh = self.store.get_resource(self.check.node.version_id)
+        holder = fresh.engine_id
+        if holder is not None and holder != self.services.engine_id:
+            if self.services.engine_alive(holder):
+                self.row = fresh
+                self._wait(Waiting.LOCK, None)
+                return
+            fresh = rows.steal(self.store, fresh)
+        elif self.attempts >= LOCK_ATTEMPTS:
+            raise LockConflict(f"resource {fresh.name} keeps changing; could not lock it")
+        self.row = fresh
+        self._begin()
+
+    def _wait(self, what: Waiting, seconds: float | None) -> None:
+        if seconds is None:
+            seconds = self.delay
+            self.delay = min(self.delay * BACKOFF[1], BACKOFF[2])
+        self.waiting = what
+        self.timer = self.port.later(self.job, seconds)
+
+    # -- messages -----------------------------------------------------------------------------
+
+    def on_step(self, message: StepFinished[Any]) -> None:
+        """An executor step ended."""
+        self.waiting = Waiting.NOTHING
+        try:
+            if message.failure is not None:
+                self.fail(message.failure)
+            else:
+                self._stepped(message.result)
+        except ThermikError as error:
+            self.fail(error)
+
+    def _stepped(self, result: object) -> None:
+        if isinstance(result, steps.Pending):
+            self.progress = result.progress
+            if self.cancelled:
+                self._cancel_plugin()
+            else:
+                self._wait(Waiting.POLL, result.poll_after)
+        elif isinstance(result, steps.Completed):
+            self._complete(result)
+        elif isinstance(result, steps.Replace):
+            self._replace(result.reason)
+        elif isinstance(result, steps.Planned):
+            self._update_in_place(result.changed)
+        else:
+            self.fail(node_rules.cancelled(self.row, self.name))
+
+    def on_timer(self, grace: bool) -> None:
+        """A timer of this work fired: poll, retry the lock, or give up waiting on a cancel."""
+        if grace:
+            if not self.reported:
+                self._reply(self._failed(Failure.from_exception(self._cancel_error())))
+            return
+        what = self.waiting
+        if what is Waiting.POLL and self.call is not None:
+            call, progress = self.call, self.progress
+            self._submit(lambda: steps.poll(call, progress))
+        elif what is Waiting.LOCK:
+            self.waiting = Waiting.NOTHING
+            self.begin()
+
+    def on_cancel(self, grace: float) -> None:
+        """The stack cancelled this node: stop the plugin, with ``grace`` seconds to do so."""
+        if self.reported or self.cancelled or self.over:
+            return
+        self.cancelled = True
+        if self.waiting in (Waiting.POLL, Waiting.LOCK) and self.timer is not None:
+            self.timer.cancel()
+        if self.waiting is Waiting.LOCK or not self.locked:
+            self.waiting = Waiting.NOTHING
+            self.fail(self._cancel_error())
+            return
+        if self.waiting is Waiting.POLL:
+            self._cancel_plugin()
+        self.port.later(self.job, grace, grace=True)
+
+    def _cancel_error(self) -> ThermikError:
+        return node_rules.cancelled(self.row, self.name)
+
+    def _cancel_plugin(self) -> None:
+        call = self.call
+        assert call is not None
+        self._submit(lambda: steps.cancel(call))
+
+    # -- outcomes -----------------------------------------------------------------------------
+
+    def _update_in_place(self, changed: frozenset[str]) -> None:
+        row, call = self.row, self.call
+        assert row is not None
+        assert call is not None
+        changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
+        self.previous = row
+        if not self._lock(Action.UPDATE, changes):
+            return
+        self.store.store_resource_properties(row.id, dict(call.props))
+        old = self.old_props
+        self._submit(lambda: steps.update(call, old, changed))
+
+    def _replace(self, reason: str) -> None:
+        if self.locked and self.row is not None and self.previous is not None:
+            self.row = node_rules.restore_previous(self.store, self.row, self.previous)
+            self.locked = False
+        self._reply(ResourceNeedsReplacement(self.check.node, self.check.traversal_id, reason))
+        self._end()
+
+    def _complete(self, result: steps.Completed) -> None:
+        row = self.row
+        assert row is not None
+        changes = node_rules.completion_changes(row, self.check, self.plan, self.call)
+        engine = self.services.engine_id
+        if self.locked:
+            status, reason = Status.COMPLETE, rows.STATE_CHANGED
+            self.row = rows.unlock(self.store, row, engine, status, reason, changes)
+            self.locked = False
+        else:
+            self.row = rows.respect(self.store, row, changes)
+        data = None
+        if self.check.node.is_update and result.attributes is not None:
+            stored = {**result.attributes, REFERENCE_ID_KEY: result.reference_id}
+            self.store.store_resource_attributes(row.id, stored)
+            data = self._node_data(result)
+        if not self.reported:
+            self._reply(ResourceDone(self.check.node, self.check.traversal_id, data))
+        self._end()
+
+    def _node_data(self, result: steps.Completed) -> NodeData:
+        row = self.row
+        assert row is not None
+        assert result.attributes is not None
+        wanted = self.plan.referenced.get(row.name, ())
+        found = result.attributes
+        names = found if wanted is None else [name for name in wanted if name in found]
+        values: dict[AttributeKey, object] = {name: found[name] for name in names}
+        return NodeData(row.id, row.name, result.reference_id, values, rows.state_of(row))
+
+    def fail(self, error: ThermikError | Failure) -> None:
+        """Settle the node as FAILED (the row too, if this work locked it) and report it."""
+        if self.over:
+            return
+        failure = error if isinstance(error, Failure) else Failure.from_exception(error)
+        row = self.row
+        if self.locked and row is not None:
+            changes = ResourceChanges(physical_resource_id=node_rules.physical_change(self.call))
+            engine = self.services.engine_id
+            try:
+                self.row = rows.unlock(
+                    self.store, row, engine, Status.FAILED, failure.message, changes
+                )
+            except ThermikError as unlock_error:
+                failure = Failure.from_exception(unlock_error)
+            self.locked = False
+        if not self.reported:
+            self._reply(self._failed(failure))
+        self._end()
+
+    def _failed(self, failure: Failure) -> ResourceFailed:
+        return ResourceFailed(self.check.node, self.check.traversal_id, failure)
+
+    def _reply(self, event: Event) -> None:
+        self.reported = True
+        self.port.reply(self.plan.stack.id, event)
+
+    def _end(self) -> None:
+        if self.waiting is not Waiting.NOTHING or self.over:
+            return
+        self.over = True
+        self.port.finished(self.job)

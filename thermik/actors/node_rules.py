@@ -1,0 +1,188 @@
+"""The decisions a resource actor makes about one node, apart from the messaging around them.
+
+Which action a node really performs given its row, whether an update needs a replacement,
+which properties and attributes apply, what a settled row records: small functions over the
+row, the plan and the store, used by :class:`~thermik.actors.node.NodeWork`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from thermik.actors import steps
+from thermik.actors.plan import TraversalPlan, plugin_class
+from thermik.actors.resolution import NodeResolution
+from thermik.actors.services import Services
+from thermik.engine.messages import CheckResource
+from thermik.engine.operations import NodeAction
+from thermik.engine.states import Action, Status
+from thermik.errors import PluginError, ThermikError
+from thermik.persistence.resource_values import Resource, ResourceChanges
+from thermik.persistence.store import Store
+from thermik.persistence.values import KEEP, Keep
+from thermik.resources.plugin import Operation, Props, ResourcePlugin
+from thermik.template import StackDefinition
+
+#: Node actions that observe or change a live resource without converging its definition.
+OBSERVATIONS = {
+    NodeAction.CHECK: Operation.CHECK,
+    NodeAction.SUSPEND: Operation.SUSPEND,
+    NodeAction.RESUME: Operation.RESUME,
+    NodeAction.SNAPSHOT: Operation.SNAPSHOT,
+}
+#: Node actions after which a version is converged to the traversal's template.
+_CONVERGING = frozenset({NodeAction.CREATE, NodeAction.ADOPT, NodeAction.UPDATE})
+
+
+def effective_action(action: NodeAction, row: Resource) -> NodeAction:
+    """What the node does with the row as found: creating a created version updates it."""
+    if action in (NodeAction.CREATE, NodeAction.ADOPT) and row.action != Action.INIT.value:
+        return NodeAction.UPDATE
+    return action
+
+
+def definition(plan: TraversalPlan) -> StackDefinition:
+    """The definition the traversal converges to (update nodes always have one)."""
+    if plan.definition is None:
+        raise PluginError(f"{plan.operation.value} has no template to converge to")
+    return plan.definition
+
+
+def plugin_for(services: Services, plan: TraversalPlan, name: str) -> type[ResourcePlugin]:
+    """The plugin class of resource ``name`` in the traversal's template."""
+    return plugin_class(services.registry, definition(plan), name)
+
+
+def type_of(plan: TraversalPlan, row: Resource) -> str:
+    """The resource type as written in the template the row converges to."""
+    if plan.definition is not None and row.name in plan.definition.resources:
+        return plan.definition.resources[row.name].type
+    return row.resource_type
+
+
+def resolve(plan: TraversalPlan, check: CheckResource, plugin_cls: type[ResourcePlugin]) -> Props:
+    """Resolve and validate the properties of ``check``'s resource from its input data."""
+    context = NodeResolution(check.input_data, plan.stored)
+    raw = definition(plan).resolve_properties(check.name, context)
+    path = ("resources", check.name, "properties")
+    try:
+        return plugin_cls.check_properties(raw, path=path)
+    except ThermikError as error:
+        error.resource = check.name
+        raise
+
+
+def requires_during(row: Resource, check: CheckResource) -> tuple[int, ...]:
+    """While converging, a version requires its old and its new dependencies (as Heat does)."""
+    new = {data.version_id for data in check.input_data.values()}
+    return tuple(sorted(set(row.requires) | new))
+
+
+def replacement_needed(
+    services: Services, row: Resource, plugin_cls: type[ResourcePlugin], plan: TraversalPlan
+) -> str | None:
+    """Why an update must replace the version instead of updating it, or ``None``."""
+    if row.status == Status.FAILED.value and plugin_cls.replace_if_failed:
+        return f"{row.name} is {row.action}_FAILED"
+    old, new = row.resource_type, type_of(plan, row)
+    same_plugin = old in services.registry and services.registry.get(old) is plugin_cls
+    if old != new and not same_plugin:
+        return f"the type of {row.name} changed from {old} to {new}"
+    return None
+
+
+def stored_props(store: Store, row: Resource, plugin_cls: type[ResourcePlugin]) -> Props | None:
+    """The properties a version was last converged with.
+
+    ``None`` when none were stored and the version has no physical resource (its action
+    failed before the plugin ran): there is then nothing for the plugin to act on.
+    """
+    stored = store.get_resource_properties(row.id)
+    if stored is not None:
+        return stored
+    if row.physical_resource_id is None:
+        return None
+    try:
+        return plugin_cls.check_properties({})
+    except ThermikError:
+        return {}
+
+
+def retained(plan: TraversalPlan, row: Resource) -> bool:
+    """Whether the version's own template says ``deletion_policy: Retain``."""
+    try:
+        found = plan.definition_for(row.current_template_id)
+    except ThermikError:
+        return False
+    if found is None or row.name not in found.resources:
+        return False
+    return found.resources[row.name].deletion_policy == "Retain"
+
+
+def attribute_names(plugin: ResourcePlugin, referenced: Iterable[str] | None) -> list[str]:
+    """The attributes resolved when an update node completes: the schema's, plus any other
+    name successors read (dynamic attributes)."""
+    names = list(plugin.attributes_schema)
+    if referenced is not None:
+        names.extend(sorted(set(referenced) - set(names)))
+    return names
+
+
+def adopt_entry(plan: TraversalPlan, name: str) -> Mapping[str, Any]:
+    """The adopt data of resource ``name``."""
+    entry = (plan.adopt or {}).get(name)
+    if not isinstance(entry, Mapping) or not entry.get("resource_id"):
+        raise PluginError("Resource ID was not provided.", resource=name)
+    return entry
+
+
+def adopt(call: steps.Call, entry: Mapping[str, Any]) -> steps.Completed:
+    """Take over the physical resource of ``entry`` (an executor step)."""
+    call.ctx.set_physical_id(str(entry["resource_id"]))
+    for key, value in (entry.get("resource_data") or {}).items():
+        call.ctx.data.set(str(key), value if isinstance(value, str) else json.dumps(value))
+    return steps.attribute_values(call)
+
+
+def physical_change(call: steps.Call | None) -> str | Keep | None:
+    """The physical id to store: what the plugin set, else :data:`KEEP`."""
+    if call is None or not call.ctx.physical_id_changed:
+        return KEEP
+    return call.ctx.physical_id
+
+
+def completion_changes(
+    row: Resource, check: CheckResource, plan: TraversalPlan, call: steps.Call | None
+) -> ResourceChanges:
+    """What a successful node records on its row besides the state."""
+    physical = physical_change(call)
+    if not check.node.is_update or check.action not in _CONVERGING:
+        return ResourceChanges(physical_resource_id=physical)
+    requires = tuple(sorted({data.version_id for data in check.input_data.values()}))
+    return ResourceChanges(
+        physical_resource_id=physical,
+        requires=requires,
+        current_template_id=plan.template_id,
+        replaced_by=None if row.replaced_by is not None else KEEP,
+    )
+
+
+def restore_previous(store: Store, row: Resource, previous: Resource) -> Resource:
+    """Unlock a row an update locked but left untouched, back to its state before."""
+    changes = ResourceChanges(
+        action=previous.action,
+        status=previous.status,
+        status_reason=previous.status_reason,
+        requires=previous.requires,
+    )
+    key = store.unlock_resource(row.id, row.engine_id or "", row.atomic_key, changes)
+    return dataclasses.replace(previous, atomic_key=key, engine_id=None)
+
+
+def cancelled(row: Resource | None, name: str) -> PluginError:
+    """The failure of a node the stack cancelled."""
+    action = row.action if row is not None else "action"
+    return PluginError(f"{action} cancelled", resource=name)

@@ -1,0 +1,82 @@
+"""Taking over stacks whose engine died: no stack stays IN_PROGRESS, no row stays locked.
+
+A stack is driven by the engine holding its lease, renewed with every heartbeat. When an engine
+stops renewing (it crashed or was killed), its leases expire and any engine may take them over:
+rows it had locked are released as ``<ACTION>_FAILED`` ("Engine went down during resource
+CREATE"), and a traversal it left IN_PROGRESS is resumed from the rows and the join log. The
+runtime runs this on start and on every heartbeat (the reaper Heat never had).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from thermik.actors import rows
+from thermik.actors.services import Services
+from thermik.engine.messages import ResumeStack
+from thermik.errors import Conflict, NotFound, ThermikError
+from thermik.persistence.values import StackQuery
+
+LOG = logging.getLogger(__name__)
+
+
+def candidates(services: Services) -> list[str]:
+    """Stacks that may need a new driver: IN_PROGRESS ones and those with an expired lease."""
+    store = services.store
+    query = StackQuery(tenant=None, filters={"status": ["IN_PROGRESS"]}, show_nested=True)
+    found = [stack.id for stack in store.list_stacks(query)]
+    found.extend(lease.stack_id for lease in store.list_expired_leases())
+    return list(dict.fromkeys(found))
+
+
+def claim(services: Services, stack_id: str) -> bool:
+    """Take the stack's lease if it is free, ours, or expired; whether we hold it now."""
+    store = services.store
+    seconds = float(services.settings.lease_seconds)
+    lease = store.get_lease(stack_id)
+    try:
+        if lease is None or lease.engine_id == services.engine_id:
+            store.acquire_lease(stack_id, services.engine_id, seconds)
+        else:
+            store.take_over_lease(stack_id, services.engine_id, seconds)
+    except (Conflict, NotFound):
+        return False
+    return True
+
+
+def release_dead_locks(services: Services, stack_id: str) -> int:
+    """Release the rows of ``stack_id`` locked by engines that are gone; how many."""
+    released = 0
+    for row in services.store.list_resources(stack_id):
+        holder = row.engine_id
+        if holder is None or services.engine_alive(holder):
+            continue
+        try:
+            rows.steal(services.store, row)
+            released += 1
+        except Conflict:
+            continue
+    return released
+
+
+def take_over(services: Services, stack_id: str) -> str | None:
+    """Recover one stack if no live engine drives it; its resumed traversal, if any."""
+    if stack_id in services.stacks or not claim(services, stack_id):
+        return None
+    try:
+        release_dead_locks(services, stack_id)
+        resumed: str | None = services.stacks.ask(stack_id, ResumeStack(stack_id)).get()
+    except ThermikError as error:
+        LOG.warning("stack %s: not resumed: %s", stack_id, error)
+        services.store.release_lease(stack_id, services.engine_id)
+        return None
+    return resumed
+
+
+def resume_incomplete(services: Services) -> list[str]:
+    """Recover every stack whose engine is gone; the ids of the stacks resumed."""
+    resumed = []
+    for stack_id in candidates(services):
+        if take_over(services, stack_id) is not None:
+            resumed.append(stack_id)
+    return resumed

@@ -1,0 +1,152 @@
+"""The ResourceActor: one per resource version with work, gone when the work is done.
+
+It serialises its version's nodes (a node of a newer traversal waits for the running one to end,
+in arrival order) and its signals (one at a time, beside any running node: a resource waiting
+for a signal must be able to receive it). Plugin code runs on the shared executor, waits are
+timers; the actor thread itself only reads and writes the store.
+
+Failure semantics: a node's errors are the node's failure (see :mod:`thermik.actors.node`); an
+unexpected exception in the actor fails the running node and the actor carries on (pykka has no
+supervision: this is it). Replies for a stack whose actor is gone are dropped: that traversal
+is over.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import itertools
+import sys
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import pykka
+
+from thermik.actors.node import NodeWork
+from thermik.actors.plan import TraversalPlan
+from thermik.actors.services import Services
+from thermik.actors.signals import SignalWork
+from thermik.actors.table import PooledActor
+from thermik.actors.timers import TimerHandle
+from thermik.engine.messages import (
+    CancelResource,
+    Event,
+    PollDue,
+    ResourceFailed,
+    RunNode,
+    SignalRequest,
+    StepFinished,
+)
+from thermik.errors import Failure, PluginError
+
+
+class ResourceActor(PooledActor):
+    """Converges the nodes of one resource version and handles its signals."""
+
+    def __init__(self, services: Services, version_id: int) -> None:
+        super().__init__(services.threads)
+        self.services = services
+        self.version_id = version_id
+        self.pending: collections.deque[RunNode[TraversalPlan]] = collections.deque()
+        self.work: NodeWork | None = None
+        self.signals: collections.deque[SignalRequest] = collections.deque()
+        self.signal: SignalWork | None = None
+        self._jobs = itertools.count(1)
+
+    # -- the port the works use -------------------------------------------------------------
+
+    def submit(self, job: int, step: Callable[[], object]) -> None:
+        """Run ``step`` on the executor and report back ``StepFinished(job)``."""
+        me = self.actor_ref
+
+        def run() -> None:
+            try:
+                outcome = StepFinished(job, step())
+            except Exception as error:  # plugin bugs are failures of the node, not of us
+                outcome = StepFinished(job, None, Failure.from_exception(error))
+            with contextlib.suppress(pykka.ActorDeadError):
+                me.tell(outcome)
+
+        self.services.executor.submit(run)
+
+    def later(self, job: int, seconds: float, *, grace: bool = False) -> TimerHandle:
+        """Tell ``PollDue(job, grace)`` to this actor after ``seconds``."""
+        return self.services.timers.tell_later(seconds, self.actor_ref, PollDue(job, grace))
+
+    def reply(self, stack_id: str, event: Event) -> None:
+        """Tell the stack actor (dropped when the stack has none: its traversal is over)."""
+        self.services.stacks.tell_existing(stack_id, event)
+
+    def finished(self, job: int) -> None:
+        """A node or signal work ended."""
+        if self.work is not None and self.work.job == job:
+            self.work = None
+        if self.signal is not None and self.signal.job == job:
+            self.signal = None
+
+    # -- messages -----------------------------------------------------------------------------
+
+    def on_receive(self, message: Any) -> None:
+        if isinstance(message, RunNode):
+            self.pending.append(message)
+        elif isinstance(message, StepFinished):
+            self._route(message.job, lambda work: work.on_step(message))
+        elif isinstance(message, PollDue):
+            self._route(message.job, lambda work: work.on_timer(message.grace))
+        elif isinstance(message, CancelResource):
+            self._cancel(message)
+        elif isinstance(message, SignalRequest):
+            self.signals.append(message)
+        self._advance()
+
+    def _route(self, job: int, handle: Callable[[Any], None]) -> None:
+        if self.work is not None and self.work.job == job:
+            handle(self.work)
+        elif self.signal is not None and self.signal.job == job:
+            handle(self.signal)
+
+    def _cancel(self, message: CancelResource) -> None:
+        work = self.work
+        if (
+            work is not None
+            and work.check.node == message.node
+            and work.check.traversal_id == message.traversal_id
+        ):
+            work.on_cancel(message.grace_seconds)
+            return
+        for run in list(self.pending):
+            check = run.check
+            if check.node == message.node and check.traversal_id == message.traversal_id:
+                self.pending.remove(run)
+                failure = Failure.from_exception(PluginError("cancelled", resource=check.name))
+                self.reply(
+                    run.context.stack.id, ResourceFailed(check.node, check.traversal_id, failure)
+                )
+
+    def _advance(self) -> None:
+        while self.work is None and self.pending:
+            self.work = NodeWork(self, self.services, self.pending.popleft(), next(self._jobs))
+            self.work.begin()
+        while self.signal is None and self.signals:
+            self.signal = SignalWork(self, self.services, self.signals.popleft(), next(self._jobs))
+            self.signal.begin()
+        if self.work is None and self.signal is None and not self.pending and not self.signals:
+            self.services.resources.retire(self.version_id, self)
+
+    def on_failure(
+        self,
+        exception_type: type[BaseException] | None,
+        exception_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """A bug in the shell: fail what runs rather than leave the stack waiting forever."""
+        error = exception_value or sys.exc_info()[1] or RuntimeError("unknown failure")
+        failure = Failure.from_exception(error)
+        if self.work is not None:
+            self.work.fail(failure)
+            self.work = None
+        if self.signal is not None:
+            self.signal.fail(error)
+            self.signal = None
+        self._advance()

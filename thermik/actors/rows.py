@@ -1,0 +1,108 @@
+"""Writes to one resource version row: Heat's lock protocol and the events that go with it.
+
+Every state change of a row is one guarded write carrying its event, so the event list and the
+rows never disagree: the lock moves the row to ``<ACTION>_IN_PROGRESS`` (``engine_id`` and
+``atomic_key`` compare-and-swap), the unlock to COMPLETE or FAILED.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from thermik.engine.states import Action, State, Status
+from thermik.persistence.resource_values import NewEvent, Resource, ResourceChanges
+from thermik.persistence.store import Store
+from thermik.persistence.values import KEEP
+
+#: Heat's status reason for a plain state change.
+STATE_CHANGED = "state changed"
+
+
+def state_of(row: Resource) -> State:
+    """The row's state."""
+    return State(Action(row.action), Status(row.status))
+
+
+def event_for(row: Resource, state: State, reason: str, physical_id: str | None) -> NewEvent:
+    """The event recording that ``row`` reached ``state``."""
+    return NewEvent(
+        stack_id=row.stack_id,
+        resource_name=row.name,
+        resource_action=state.action.value,
+        resource_status=state.status.value,
+        resource_status_reason=reason,
+        resource_type=row.resource_type,
+        physical_resource_id=physical_id,
+    )
+
+
+def _applied(row: Resource, key: int, engine_id: str | None, changes: ResourceChanges) -> Resource:
+    fields = {
+        name: value
+        for name in ResourceChanges.__slots__
+        if (value := getattr(changes, name)) is not KEEP
+    }
+    return dataclasses.replace(row, atomic_key=key, engine_id=engine_id, **fields)
+
+
+def lock(
+    store: Store, row: Resource, engine_id: str, action: Action, changes: ResourceChanges
+) -> Resource:
+    """Lock ``row`` into ``<action>_IN_PROGRESS`` (``LockConflict`` if it moved on)."""
+    changes = dataclasses.replace(
+        changes, action=action.value, status=Status.IN_PROGRESS.value, status_reason=STATE_CHANGED
+    )
+    state = State(action, Status.IN_PROGRESS)
+    event = event_for(row, state, STATE_CHANGED, row.physical_resource_id)
+    key = store.lock_resource(row.id, engine_id, row.atomic_key, changes, event=event)
+    return _applied(row, key, engine_id, changes)
+
+
+def unlock(
+    store: Store,
+    row: Resource,
+    engine_id: str,
+    status: Status,
+    reason: str,
+    changes: ResourceChanges,
+    *,
+    holder: str | None = None,
+) -> Resource:
+    """Settle a locked row at ``status`` and release the lock ``holder`` (default: we) holds."""
+    changes = dataclasses.replace(changes, status=status.value, status_reason=reason)
+    physical = changes.physical_resource_id
+    if physical is KEEP:
+        physical = row.physical_resource_id
+    state = State(Action(row.action), status)
+    event = event_for(row, state, reason, physical)
+    key = store.unlock_resource(row.id, holder or engine_id, row.atomic_key, changes, event=event)
+    return _applied(row, key, None, changes)
+
+
+def went_down_reason(row: Resource) -> str:
+    """Heat's reason for a row whose engine died during the action."""
+    return f"Engine went down during resource {row.action}"
+
+
+def steal(store: Store, row: Resource) -> Resource:
+    """Release the lock a dead engine holds, marking its action FAILED."""
+    assert row.engine_id is not None
+    if row.status != Status.IN_PROGRESS.value:
+        changes = ResourceChanges()
+        key = store.unlock_resource(row.id, row.engine_id, row.atomic_key, changes)
+        return _applied(row, key, None, changes)
+    return unlock(
+        store,
+        row,
+        row.engine_id,
+        Status.FAILED,
+        went_down_reason(row),
+        ResourceChanges(),
+        holder=row.engine_id,
+    )
+
+
+def respect(store: Store, row: Resource, changes: ResourceChanges) -> Resource:
+    """Change an unlocked row without a state change (a no-change update), no event."""
+    key = store.update_resource(row.id, row.atomic_key, changes)
+    return _applied(row, key, None, changes)

@@ -1,0 +1,242 @@
+"""The runtime facade: the one entry point of the actor layer (``RUNTIME_CONTRACT.md``).
+
+:class:`EngineRuntime` owns the engine's shared machinery (stack and resource actor tables, the
+plugin executor, the actor threads, the timer service), registers the engine and heartbeats,
+renews the leases of the stacks it drives, and recovers stacks whose engine died. Its methods
+are called from outside any actor (API, CLI, tests): ``converge``, ``cancel`` and ``signal``
+wait for the actor's answer, ``wait`` for a traversal to end.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from thermik.actors import recovery
+from thermik.actors.resource import ResourceActor
+from thermik.actors.services import Services
+from thermik.actors.stack import StackActor
+from thermik.actors.stored import current_versions
+from thermik.actors.table import ActorTable
+from thermik.actors.timers import TimerHandle, TimerService
+from thermik.conf.settings import EngineSettings
+from thermik.engine.messages import CancelStack, ConvergeRequest, SignalReceived, SignalRequest
+from thermik.engine.states import State
+from thermik.errors import NotFound, ResourceNotFound, ThermikError
+from thermik.persistence.store import Store
+from thermik.resources.registry import Registry
+
+__all__ = ["ConvergeRequest", "EngineRuntime"]
+
+LOG = logging.getLogger(__name__)
+
+#: Upper bound of live actor threads (threads are made on demand and reused).
+MAX_ACTOR_THREADS = 4096
+#: How long a caller waits for an actor to answer a request.
+ANSWER_TIMEOUT = 300.0
+#: How often ``wait`` looks at a stack driven by another engine.
+POLL_OTHER_ENGINE = 0.5
+
+
+class EngineRuntime:
+    """One engine: its actors, executor, timers, registration and leases."""
+
+    def __init__(self, services: Services) -> None:
+        self._services = services
+        self._settled = threading.Condition()
+        self._heartbeat: TimerHandle | None = None
+        self._stopped = False
+        self._stop_lock = threading.Lock()
+
+    @classmethod
+    def start(
+        cls,
+        *,
+        store: Store,
+        registry: Registry,
+        settings: EngineSettings,
+        engine_id: str | None = None,
+        delivery: object | None = None,
+        seed: int | None = None,
+    ) -> EngineRuntime:
+        """Start an engine on ``store``; it resumes stacks left behind by dead engines.
+
+        Args:
+            store: where every fact lives.
+            registry: the resource plugins.
+            settings: engine tuning (concurrency, executor size, timeouts, leases).
+            engine_id: this engine's id (a fresh one by default).
+            delivery: the software deployment delivery backend (not used yet).
+            seed: seeds every resource's random source (reproducible tests).
+        """
+        services = Services(
+            store=store,
+            registry=registry,
+            settings=settings,
+            engine_id=engine_id or str(uuid.uuid4()),
+            timers=TimerService(),
+            executor=concurrent.futures.ThreadPoolExecutor(
+                max_workers=max(1, settings.executor_workers), thread_name_prefix="thermik-plugin"
+            ),
+            threads=concurrent.futures.ThreadPoolExecutor(
+                max_workers=MAX_ACTOR_THREADS, thread_name_prefix="thermik-actor"
+            ),
+            seed=seed,
+        )
+        services.stacks = ActorTable(lambda stack_id: StackActor.start(services, stack_id))
+        services.resources = ActorTable(lambda version: ResourceActor.start(services, version))
+        runtime = cls(services)
+        services.settled = runtime._notify_settled
+        store.register_engine(
+            services.engine_id,
+            socket.gethostname(),
+            "thermik-engine",
+            "engine",
+            settings.heartbeat_interval,
+        )
+        runtime._schedule_heartbeat()
+        runtime.resume_incomplete()
+        return runtime
+
+    @property
+    def engine_id(self) -> str:
+        """This engine's id."""
+        return self._services.engine_id
+
+    # -- requests -----------------------------------------------------------------------------
+
+    def converge(self, request: ConvergeRequest) -> str:
+        """Start a traversal; its id once it is durably started (never waits for the end).
+
+        Raises:
+            TraversalConflict: ``expected_traversal`` is not the stack's current traversal.
+            InvalidTransition: the operation is not legal in the stack's state.
+            StackNotFound: no such stack.
+        """
+        answer: str = self._services.stacks.ask(request.stack_id, request).get(
+            timeout=ANSWER_TIMEOUT
+        )
+        return answer
+
+    def cancel(self, stack_id: str, *, rollback: bool) -> None:
+        """Cancel the running traversal (``cancel_update`` with rollback, else without).
+
+        Raises:
+            InvalidTransition: nothing to cancel, or not cancellable that way.
+            StackNotFound: no such stack.
+        """
+        self._services.store.get_stack(stack_id)
+        self._services.stacks.ask(stack_id, CancelStack(stack_id, rollback)).get(
+            timeout=ANSWER_TIMEOUT
+        )
+
+    def signal(self, stack_id: str, resource_name: str, data: Mapping[str, Any] | None) -> None:
+        """Deliver a signal to a resource and wait until its plugin handled it.
+
+        Raises:
+            InvalidSignal: the resource takes no signals (now), or ``data`` is malformed.
+            ResourceNotFound: the stack has no such resource.
+            StackNotFound: no such stack.
+        """
+        store = self._services.store
+        stack = store.get_stack(stack_id)
+        row = current_versions(store.list_resources(stack_id), stack.raw_template_id).get(
+            resource_name
+        )
+        if row is None:
+            raise ResourceNotFound(
+                f"The Resource ({resource_name}) could not be found in stack {stack.name}.",
+                resource=resource_name,
+                stack=stack.name,
+            )
+        answer: concurrent.futures.Future[str] = concurrent.futures.Future()
+        details: Any = {} if data is None else data
+        request = SignalRequest(SignalReceived(stack_id, resource_name, details), row.id, answer)
+        self._services.resources.tell(row.id, request)
+        answer.result(ANSWER_TIMEOUT)
+
+    def wait(self, stack_id: str, timeout: float) -> State:
+        """Block until the stack's current traversal is over; the state it ended in.
+
+        After ``timeout`` seconds, the state as it is then (still IN_PROGRESS).
+        """
+        deadline = time.monotonic() + timeout
+        with self._settled:
+            while True:
+                state = self._stored_state(stack_id)
+                here = stack_id in self._services.stacks
+                if state.settled and not here:
+                    return state
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return state
+                self._settled.wait(remaining if here else min(remaining, POLL_OTHER_ENGINE))
+
+    def _stored_state(self, stack_id: str) -> State:
+        stack = self._services.store.get_stack(stack_id, show_deleted=True)
+        return State.parse(f"{stack.action}_{stack.status}")
+
+    def _notify_settled(self, stack_id: str) -> None:
+        with self._settled:
+            self._settled.notify_all()
+
+    # -- recovery, heartbeats, leases ---------------------------------------------------------
+
+    def resume_incomplete(self) -> list[str]:
+        """Take over stacks whose engine is gone and resume their traversals; their ids."""
+        return recovery.resume_incomplete(self._services)
+
+    def _schedule_heartbeat(self) -> None:
+        interval = max(0.1, float(self._services.settings.heartbeat_interval))
+
+        def due() -> None:
+            self._services.executor.submit(self._beat)
+
+        self._heartbeat = self._services.timers.call_later(interval, due)
+
+    def _beat(self) -> None:
+        if self._stopped:
+            return
+        services = self._services
+        try:
+            services.store.heartbeat(services.engine_id)
+            for stack_id in services.stacks.live():
+                services.store.renew_lease(
+                    stack_id, services.engine_id, float(services.settings.lease_seconds)
+                )
+            recovery.resume_incomplete(services)
+        except NotFound:
+            LOG.error("engine %s was deregistered while running", services.engine_id)
+        except ThermikError as error:
+            LOG.warning("heartbeat: %s", error)
+        finally:
+            if not self._stopped:
+                self._schedule_heartbeat()
+
+    def stop(self) -> None:
+        """Stop every actor, the timers and the executors; deregister. Idempotent."""
+        with self._stop_lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        services = self._services
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        actors = services.stacks.close() + services.resources.close()
+        for actor in actors:
+            actor.stop(block=False)
+        for actor in actors:
+            actor.actor_stopped.wait(5)
+        services.timers.stop()
+        services.executor.shutdown(wait=False, cancel_futures=True)
+        services.threads.shutdown(wait=False, cancel_futures=True)
+        try:
+            services.store.deregister_engine(services.engine_id)
+        except ThermikError as error:
+            LOG.warning("engine %s not deregistered: %s", services.engine_id, error)

@@ -1,0 +1,74 @@
+"""What every actor of one engine shares: the store, plugins, settings, threads and tables.
+
+The runtime builds one :class:`Services` and hands it to every actor it starts; actors find
+each other through its tables (never through pykka's global registry).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import random
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from thermik.actors.table import ActorTable
+from thermik.actors.timers import TimerService
+from thermik.conf.settings import EngineSettings
+from thermik.persistence.store import Store
+from thermik.resources.registry import Registry
+
+#: An engine whose heartbeat is older than this many intervals is presumed dead.
+MISSED_HEARTBEATS = 3
+
+
+@dataclasses.dataclass(eq=False)
+class Services:
+    """The engine's shared machinery.
+
+    Attributes:
+        store: every persistent fact.
+        registry: the resource plugins.
+        settings: engine tuning.
+        engine_id: this engine's id (row locks, leases).
+        timers: delayed messages.
+        executor: plugin calls.
+        threads: actor loops (see :class:`~thermik.actors.table.PooledActor`).
+        stacks: live stack actors by stack id.
+        resources: live resource actors by version id.
+        seed: seeds every resource's random source when set (tests).
+        settled: told the id of a stack whose actor retired (its traversal is over).
+    """
+
+    store: Store
+    registry: Registry
+    settings: EngineSettings
+    engine_id: str
+    timers: TimerService
+    executor: ThreadPoolExecutor
+    threads: ThreadPoolExecutor
+    stacks: ActorTable[str] = dataclasses.field(init=False)
+    resources: ActorTable[int] = dataclasses.field(init=False)
+    seed: int | None = None
+    #: Called (from the stack actor's thread) when a stack's actor retired.
+    settled: Callable[[str], None] = lambda stack_id: None
+
+    def rng(self, version_id: int) -> random.Random:
+        """The random source of one resource version."""
+        if self.seed is None:
+            return random.Random()
+        return random.Random(self.seed * 1_000_003 + version_id)
+
+    def engine_alive(self, engine_id: str) -> bool:
+        """Whether ``engine_id`` is this engine, or registered with a recent heartbeat."""
+        if engine_id == self.engine_id:
+            return True
+        limit = datetime.timedelta(seconds=MISSED_HEARTBEATS * self.settings.heartbeat_interval)
+        now = datetime.datetime.now(datetime.UTC)
+        for record in self.store.list_engines():
+            if record.id == engine_id:
+                beat = record.last_heartbeat
+                if beat.tzinfo is None:
+                    beat = beat.replace(tzinfo=datetime.UTC)
+                return now - beat <= limit
+        return False

@@ -1,0 +1,159 @@
+"""Plugin calls, as executor jobs: the only place the shell runs plugin code.
+
+A resource actor never calls its plugin itself (a plugin may block on a cloud API): it submits
+one of these functions to the shared executor and gets a :class:`StepFinished` message back.
+Each step does as much as it can without waiting (start the action *and* poll it once, and on
+completion resolve the attribute values), so an action that finishes at once costs one hop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+from thermik.actors.codec import jsonable
+from thermik.actors.context import StoreContext
+from thermik.errors import PluginError
+from thermik.resources.plugin import (
+    CheckResult,
+    NeedsReplacement,
+    Operation,
+    PollAfter,
+    Progress,
+    Props,
+    ResourcePlugin,
+    plan_update,
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pending:
+    """The action runs; poll again after ``poll_after`` seconds (``None``: the shell's backoff)."""
+
+    progress: Progress | None
+    poll_after: float | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Completed:
+    """The action finished; for update nodes, the attribute values and the reference id."""
+
+    attributes: Mapping[str, Any] | None = None
+    reference_id: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Replace:
+    """The resource cannot be converged in place; nothing was changed."""
+
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Planned:
+    """An update changes ``changed`` in place."""
+
+    changed: frozenset[str]
+
+
+StepResult = Pending | Completed | Replace | Planned
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Call:
+    """Everything a step needs: the plugin, its context and the properties."""
+
+    plugin: ResourcePlugin
+    ctx: StoreContext
+    props: Props
+    operation: Operation
+    #: Attribute names to resolve on completion (``None``: none, update nodes only resolve them).
+    attributes: Collection[str] | None = None
+
+
+def _start(call: Call) -> Progress | None:
+    plugin, ctx, props = call.plugin, call.ctx, call.props
+    starts: dict[Operation, Callable[[], Progress | None]] = {
+        Operation.CREATE: lambda: plugin.create(ctx, props),
+        Operation.DELETE: lambda: plugin.delete(ctx, props),
+        Operation.SUSPEND: lambda: plugin.suspend(ctx, props),
+        Operation.RESUME: lambda: plugin.resume(ctx, props),
+        Operation.CHECK: lambda: plugin.check(ctx, props),
+        Operation.SNAPSHOT: lambda: plugin.snapshot(ctx, props),
+    }
+    return starts[call.operation]()
+
+
+def _check(call: Call, progress: Progress | None) -> CheckResult:
+    plugin, ctx, props = call.plugin, call.ctx, call.props
+    checks: dict[Operation, Callable[[], CheckResult]] = {
+        Operation.CREATE: lambda: plugin.check_create_complete(ctx, props, progress),
+        Operation.UPDATE: lambda: plugin.check_update_complete(ctx, props, progress),
+        Operation.DELETE: lambda: plugin.check_delete_complete(ctx, props, progress),
+        Operation.SUSPEND: lambda: plugin.check_suspend_complete(ctx, props, progress),
+        Operation.RESUME: lambda: plugin.check_resume_complete(ctx, props, progress),
+        Operation.CHECK: lambda: plugin.check_check_complete(ctx, props, progress),
+        Operation.SNAPSHOT: lambda: plugin.check_snapshot_complete(ctx, props, progress),
+        Operation.RESTORE: lambda: plugin.check_restore_complete(ctx, props, progress),
+    }
+    return checks[call.operation]()
+
+
+def attribute_values(call: Call) -> Completed:
+    """Resolve the attributes a completed update node reports and stores."""
+    if call.attributes is None:
+        return Completed()
+    plugin, ctx, props = call.plugin, call.ctx, call.props
+    values = {name: jsonable(plugin.attribute(ctx, props, name)) for name in call.attributes}
+    return Completed(values, plugin.reference_id(ctx, props))
+
+
+def poll(call: Call, progress: Progress | None) -> Pending | Completed:
+    """Ask the plugin once whether the action finished."""
+    result = _check(call, progress)
+    if result is True:
+        return attribute_values(call)
+    if isinstance(result, PollAfter):
+        return Pending(progress, max(0.0, result.seconds))
+    if result is False:
+        return Pending(progress, None)
+    raise PluginError(f"check of {call.operation.value} returned {result!r}, not a bool")
+
+
+def start(call: Call) -> Pending | Completed:
+    """Start the action and poll it once."""
+    return poll(call, _start(call))
+
+
+def plan(call: Call, old_props: Props) -> Replace | Planned | Completed:
+    """Decide how an update goes: replacement, in place, or no change at all."""
+    decided = plan_update(call.plugin, call.ctx, call.props, old_props)
+    if decided.replacement is not None:
+        return Replace(decided.replacement.reason)
+    if not decided.changed:
+        return attribute_values(call)
+    return Planned(decided.changed)
+
+
+def update(call: Call, old_props: Props, changed: frozenset[str]) -> Pending | Completed | Replace:
+    """Start an in-place update and poll it once."""
+    progress = call.plugin.update(call.ctx, call.props, old_props, changed)
+    if isinstance(progress, NeedsReplacement):
+        return Replace(progress.reason)
+    return poll(call, progress)
+
+
+def restore(call: Call, snapshot: Mapping[str, str]) -> Pending | Completed:
+    """Start restoring from snapshot data and poll it once."""
+    return poll(call, call.plugin.restore(call.ctx, call.props, snapshot))
+
+
+def cancel(call: Call) -> None:
+    """Tell the plugin to abandon the running action."""
+    call.plugin.cancel(call.ctx, call.props, call.operation)
+
+
+def signal(call: Call, details: Mapping[str, Any] | None) -> str | None:
+    """Let the plugin handle a signal; the event reason it gives."""
+    return call.plugin.handle_signal(call.ctx, call.props, details)

@@ -1,0 +1,117 @@
+"""Resolving ``get_resource``/``get_attr`` from what the store holds (outputs, fallbacks).
+
+Every version that reached COMPLETE has its attributes stored (all of its plugin's
+``attributes_schema`` values, plus :data:`REFERENCE_ID_KEY` holding what ``get_resource``
+returns). :class:`StoredResolution` answers the template layer's
+:class:`~thermik.template.ResolutionContext` from those values for a stack's *current* versions:
+the service resolves outputs with it, and resource actors fall back to it for data a join did
+not carry.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from thermik.engine.states import Action, State, Status
+from thermik.engine.versions import ResourceVersion, version_score
+from thermik.errors import FunctionError
+from thermik.persistence.resource_values import Resource
+from thermik.persistence.store import Store
+from thermik.template.paths import select_path
+
+#: The key of the stored attributes that holds the version's reference id.
+REFERENCE_ID_KEY = "__reference_id__"
+#: ``Fn::GetAZs`` without a cloud, as Heat answers it.
+DEFAULT_ZONES = ("nova",)
+
+
+def to_version(row: Resource) -> ResourceVersion:
+    """What the engine needs of a resource row."""
+    return ResourceVersion(
+        id=row.id,
+        name=row.name,
+        state=State(Action(row.action), Status(row.status)),
+        template_id=row.current_template_id,
+        requires=frozenset(row.requires),
+        replaces=row.replaces,
+        replaced_by=row.replaced_by,
+    )
+
+
+def current_versions(rows: Sequence[Resource], template_id: int | None) -> dict[str, Resource]:
+    """The version of each name that stands for it now (as a new traversal would choose)."""
+    best: dict[str, tuple[tuple[int, int], Resource]] = {}
+    for row in rows:
+        version = to_version(row)
+        if version.deleted:
+            continue
+        score = version_score(
+            version, new_template_id=template_id or -1, current_template_id=template_id
+        )
+        held = best.get(row.name)
+        if held is None or score > held[0]:
+            best[row.name] = (score, row)
+    return {name: row for name, (_, row) in best.items()}
+
+
+class StoredResolution:
+    """A :class:`~thermik.template.ResolutionContext` over a stack's stored attribute values.
+
+    Rows and attributes are read once, lazily, and kept: build a new one to see later changes.
+    Safe to share between threads.
+    """
+
+    def __init__(self, store: Store, stack_id: str) -> None:
+        self._store = store
+        self._stack_id = stack_id
+        self._rows: dict[str, Resource] | None = None
+        self._values: dict[int, Mapping[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def _row(self, name: str) -> Resource | None:
+        with self._lock:
+            if self._rows is None:
+                stack = self._store.get_stack(self._stack_id, show_deleted=True)
+                rows = self._store.list_resources(self._stack_id)
+                self._rows = current_versions(rows, stack.raw_template_id)
+            return self._rows.get(name)
+
+    def stored_values(self, version_id: int) -> Mapping[str, Any]:
+        """The stored attributes of a version (empty when none were stored)."""
+        with self._lock:
+            cached = self._values.get(version_id)
+        if cached is None:
+            cached = self._store.get_resource_attributes(version_id) or {}
+            with self._lock:
+                self._values[version_id] = cached
+        return cached
+
+    def _values_of(self, name: str) -> Mapping[str, Any] | None:
+        row = self._row(name)
+        return None if row is None else self.stored_values(row.id)
+
+    def reference_id(self, name: str) -> str | None:
+        row = self._row(name)
+        if row is None:
+            return None
+        values = self.stored_values(row.id)
+        if REFERENCE_ID_KEY in values:
+            found: str | None = values[REFERENCE_ID_KEY]
+            return found
+        return row.physical_resource_id
+
+    def attribute(self, name: str, attr: str, path: Sequence[str | int]) -> Any:
+        values = self._values_of(name)
+        return None if values is None else select_path(values.get(attr), path)
+
+    def all_attributes(self, name: str) -> Mapping[str, Any]:
+        values = self._values_of(name) or {}
+        return {k: v for k, v in values.items() if k != REFERENCE_ID_KEY}
+
+    def facade(self, key: str) -> Any:
+        raise FunctionError(f'resource_facade "{key}" is only available inside a nested stack')
+
+    def availability_zones(self) -> list[str]:
+        return list(DEFAULT_ZONES)

@@ -1,0 +1,108 @@
+"""Actors that exist only while they have work: started on demand, gone when idle.
+
+A stack actor lives while its stack has a traversal; a resource actor while its version has a
+node to converge or a signal to handle. An :class:`ActorTable` is the runtime's index of the
+live actors of one kind. A message for a key starts its actor if needed; an idle actor leaves
+the table with :meth:`ActorTable.retire`, which succeeds only while its inbox is empty, under
+the same lock that enqueues messages, so nothing sent through the table is ever lost to an
+actor that is stopping.
+
+Actors run on :class:`PooledActor` threads: a pykka actor is one thread for its whole life, and
+starting an OS thread per resource would cost more than converging it; a pooled actor's loop
+runs on a reused thread of a pool instead (pykka's documented hook for new actor kinds).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Generic, TypeVar
+
+import pykka
+
+_Key = TypeVar("_Key", bound=Hashable)
+
+
+class PooledActor(pykka.ThreadingActor):
+    """A ``ThreadingActor`` whose loop runs on a thread of a shared pool, not a new thread."""
+
+    def __init__(self, threads: ThreadPoolExecutor) -> None:
+        super().__init__()
+        self._threads = threads
+
+    def _start_actor_loop(self) -> None:
+        self._threads.submit(self._actor_loop)
+
+
+class ActorTable(Generic[_Key]):
+    """The live actors of one kind, by key."""
+
+    def __init__(self, start: Callable[[_Key], pykka.ActorRef[Any]]) -> None:
+        self._start = start
+        self._actors: dict[_Key, pykka.ActorRef[Any]] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def tell(self, key: _Key, message: Any) -> None:
+        """Tell ``message`` to the actor of ``key``, starting it if needed."""
+        with self._lock:
+            self._get(key).tell(message)
+
+    def ask(self, key: _Key, message: Any) -> pykka.Future[Any]:
+        """Ask the actor of ``key`` (starting it if needed); the caller waits on the future."""
+        with self._lock:
+            return self._get(key).ask(message, block=False)
+
+    def tell_existing(self, key: _Key, message: Any) -> bool:
+        """Tell ``message`` only if the actor of ``key`` is live; whether it was told."""
+        with self._lock:
+            actor = self._actors.get(key)
+            if actor is None:
+                return False
+            actor.tell(message)
+            return True
+
+    def retire(self, key: _Key, actor: pykka.Actor) -> bool:
+        """Remove and stop ``actor`` if its inbox is empty; whether it was retired.
+
+        Called by the actor itself when it has nothing left to do. A ``False`` answer means a
+        message arrived meanwhile: the actor must handle it and try again later.
+        """
+        with self._lock:
+            if not actor.actor_inbox.empty():
+                return False
+            if self._actors.get(key) is actor.actor_ref:
+                del self._actors[key]
+            actor.stop()
+            return True
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return key in self._actors
+
+    def live(self) -> list[_Key]:
+        """The keys of the live actors (a snapshot)."""
+        with self._lock:
+            return list(self._actors)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._actors)
+
+    def close(self) -> list[pykka.ActorRef[Any]]:
+        """Refuse new actors and hand back the live ones (to be stopped by the caller)."""
+        with self._lock:
+            self._closed = True
+            actors = list(self._actors.values())
+            self._actors.clear()
+            return actors
+
+    def _get(self, key: _Key) -> pykka.ActorRef[Any]:
+        actor = self._actors.get(key)
+        if actor is None:
+            if self._closed:
+                raise pykka.ActorDeadError("the engine runtime is stopped")
+            actor = self._start(key)
+            self._actors[key] = actor
+        return actor
