@@ -19,7 +19,7 @@ from typing import Any
 from thermik.delivery.base import MetadataEndpoint
 from thermik.delivery.document import DerivedConfig, metadata_document
 from thermik.deployments.configs import derived_of
-from thermik.errors import NotFound
+from thermik.errors import DeliveryTargetMissing, NotFound
 from thermik.persistence.store import Store
 from thermik.resources.software_services import SERVER_ENDPOINT_KEY
 
@@ -109,11 +109,11 @@ class StoreMetadataSource:
         """The document without a generation.
 
         Raises:
-            NotFound: the server has no endpoint (it was deleted).
+            DeliveryTargetMissing: the server has no endpoint (it was deleted meanwhile).
         """
         record = self._endpoints.get(server_id)
         if record is None:
-            raise NotFound(f"server {server_id} has no metadata endpoint")
+            raise DeliveryTargetMissing(f"server {server_id} has no metadata endpoint")
         return metadata_document(
             collector=record.endpoint.collector,
             collector_settings=record.endpoint.collector_settings,
