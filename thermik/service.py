@@ -120,14 +120,18 @@ def build_delivery(settings: Settings) -> DeliveryBackend:
 
 
 def build_deployments(
-    settings: Settings, store: Store, backend: DeliveryBackend
+    settings: Settings,
+    store: Store,
+    backend: DeliveryBackend,
+    policy: DeliveryPolicy | None = None,
 ) -> DeploymentService:
-    """The software deployment services over ``backend``."""
+    """The software deployment services over ``backend`` (``policy``: delivery timing,
+    ``[delivery] write_retries`` by default)."""
     delivery = settings.delivery
     return DeploymentService(
         store,
         backend,
-        policy=DeliveryPolicy.from_settings(delivery),
+        policy=policy or DeliveryPolicy.from_settings(delivery),
         default_config_transport=delivery.default_software_config_transport,
         default_signal_transport=delivery.default_deployment_signal_transport,
         max_signal_size=delivery.max_signal_size,
@@ -141,20 +145,26 @@ def serve_delivery(settings: Settings, backend: DeliveryBackend) -> None:
         serve(settings.delivery.public_url)
 
 
-def start_engine(settings: Settings, *, serve_urls: bool = True) -> Engine:
+def start_engine(
+    settings: Settings,
+    *,
+    serve_urls: bool = True,
+    backend: DeliveryBackend | None = None,
+    policy: DeliveryPolicy | None = None,
+) -> Engine:
     """Build the Store, the Registry and the delivery, start the runtime, resume stacks.
 
-    ``serve_urls=False`` leaves serving the builtin backend's URLs to the REST API.
+    ``serve_urls=False`` leaves serving the builtin backend's URLs to the REST API. Tests and
+    benchmarks may hand in a ``backend`` (closed with the engine) and a delivery ``policy``.
     """
     store = open_engine_store(settings)
-    backend: DeliveryBackend | None = None
     deployments: DeploymentService | None = None
     try:
         registry = Registry.from_entry_points()
-        backend = build_delivery(settings)
+        backend = backend or build_delivery(settings)
         if serve_urls:
             serve_delivery(settings, backend)
-        deployments = build_deployments(settings, store, backend)
+        deployments = build_deployments(settings, store, backend, policy)
         runtime = EngineRuntime.start(
             store=store,
             registry=registry,

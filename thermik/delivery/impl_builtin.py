@@ -226,7 +226,7 @@ class BuiltinBackend(DeliveryBackend):
             decode_signal(request.body, self._max_signal_size)
             self.store.put_object(request.path, request.body)
             self._signalled(request.path)
-            return HttpResponse(201)
+            return HttpResponse(201, {"Content-Type": "text/plain; charset=UTF-8"})
         raise InvalidRequest(f"{request.method} is not allowed on {kind} URLs")
 
     def add_signal_listener(self, listener: Callable[[SignalEndpoint], None]) -> None:

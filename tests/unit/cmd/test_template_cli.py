@@ -195,7 +195,6 @@ def test_malformed_parameter() -> None:
         parse_parameters(["novalue"])
 
 
-
 def run_console(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [THERMIK, *args], check=False, capture_output=True, text=True, timeout=60
