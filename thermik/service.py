@@ -152,7 +152,8 @@ def start_engine(
     backend: DeliveryBackend | None = None,
     policy: DeliveryPolicy | None = None,
 ) -> Engine:
-    """Build the Store, the Registry and the delivery, start the runtime, resume stacks.
+    """Build the Store, the Registry and the delivery, start the runtime (which resumes
+    interrupted stacks: ``EngineRuntime.start`` runs ``resume_incomplete``).
 
     ``serve_urls=False`` leaves serving the builtin backend's URLs to the REST API. Tests and
     benchmarks may hand in a ``backend`` (closed with the engine) and a delivery ``policy``.
@@ -180,13 +181,7 @@ def start_engine(
         store.close()
         raise
     deployments.attach(runtime.wake)
-    engine = Engine(store, registry, runtime, backend, deployments)
-    try:
-        runtime.resume_incomplete()
-    except BaseException:
-        engine.close()
-        raise
-    return engine
+    return Engine(store, registry, runtime, backend, deployments)
 
 
 class EngineRuntimeView:

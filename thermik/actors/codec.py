@@ -98,6 +98,7 @@ class TraversalRecord:
     previous_template_id: int | None
     snapshot_id: str | None = None
     adopt_data: Mapping[str, Any] | None = None
+    timeout_seconds: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document stored."""
@@ -106,6 +107,7 @@ class TraversalRecord:
             "previous_template_id": self.previous_template_id,
             "snapshot_id": self.snapshot_id,
             "adopt_data": self.adopt_data,
+            "timeout_seconds": self.timeout_seconds,
         }
 
     @classmethod
@@ -118,4 +120,5 @@ class TraversalRecord:
             document.get("previous_template_id"),
             document.get("snapshot_id"),
             document.get("adopt_data"),
+            document.get("timeout_seconds"),
         )

@@ -33,34 +33,50 @@ class SystemClock:
 SYSTEM_CLOCK = SystemClock()
 
 
+_DELETED = None
+
+
 class StoredData:
-    """A resource version's data in the store, cached after the first read."""
+    """A resource version's data in the store: written through at once, read at most once.
+
+    What was written through this object is known without reading; the stored keys are read
+    only when a key not written here is asked for.
+    """
 
     def __init__(self, store: Store, resource_id: int, *, known_empty: bool = False) -> None:
         self._store = store
         self._resource_id = resource_id
-        self._cache: dict[str, str] | None = {} if known_empty else None
+        self._loaded: dict[str, str] | None = {} if known_empty else None
+        self._written: dict[str, str | None] = {}
         self._lock = threading.Lock()
 
-    def _values(self) -> dict[str, str]:
+    def _stored(self) -> dict[str, str]:
         with self._lock:
-            if self._cache is None:
-                self._cache = dict(self._store.get_resource_data(self._resource_id))
-            return self._cache
+            if self._loaded is None:
+                self._loaded = dict(self._store.get_resource_data(self._resource_id))
+            return self._loaded
 
     def get(self, key: str) -> str | None:
-        return self._values().get(key)
+        if key in self._written:
+            return self._written[key]
+        return self._stored().get(key)
 
     def set(self, key: str, value: str, *, redact: bool = False) -> None:
         self._store.set_resource_data(self._resource_id, key, value, redact=redact)
-        self._values()[key] = value
+        self._written[key] = value
 
     def delete(self, key: str) -> None:
         self._store.delete_resource_data(self._resource_id, key)
-        self._values().pop(key, None)
+        self._written[key] = _DELETED
 
     def as_dict(self) -> Mapping[str, str]:
-        return dict(self._values())
+        merged = dict(self._stored())
+        for key, value in self._written.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        return merged
 
 
 class StoreContext:

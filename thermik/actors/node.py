@@ -119,7 +119,9 @@ class NodeWork:
         row = self.row
         if row is None:
             hint = self.plan.rows.get(self.check.node.version_id)
-            if hint is None or self.check.action is NodeAction.DELETE:
+            # A version that was never created may have been since (by a superseded
+            # traversal): deleting its row without looking again could orphan a resource.
+            if hint is None or (self.action is NodeAction.DELETE and hint.action == "INIT"):
                 hint = self.store.get_resource(self.check.node.version_id)
             self.row = row = hint
         self.action = node_rules.effective_action(self.check.action, row)
@@ -142,11 +144,16 @@ class NodeWork:
             requires=node_rules.requires_during(row, self.check),
             resource_type=definition.resources[self.name].type,
         )
-        if not self._lock(Action.ADOPT if adopting else Action.CREATE, changes):
+        action = Action.ADOPT if adopting else Action.CREATE
+        try:
+            props = node_rules.resolve(self.plan, self.check, plugin_cls)
+        except ThermikError as error:
+            if self._lock(action, changes):
+                self.fail(error)
             return
-        props = node_rules.resolve(self.plan, self.check, plugin_cls)
+        if not self._lock(action, changes, properties=props):
+            return
         call = self._call(plugin_cls(), props, Operation.CREATE, never_created=True)
-        self.store.store_resource_properties(row.id, dict(props))
         if adopting:
             entry = node_rules.adopt_entry(self.plan, self.name)
             self._submit(lambda: node_rules.adopt(call, entry))
@@ -165,7 +172,7 @@ class NodeWork:
             if self._lock(Action.UPDATE, ResourceChanges()):
                 self.fail(error)
             return
-        self.old_props = old = self.store.get_resource_properties(row.id) or {}
+        self.old_props = old = self.plan.properties_of(self.store, row) or {}
         call = self._call(plugin_cls(), props, Operation.UPDATE)
         self._submit(lambda: steps.plan(call, old))
 
@@ -176,7 +183,7 @@ class NodeWork:
             self._end()
             return
         plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
-        props = node_rules.stored_props(self.store, row, plugin_cls)
+        props = node_rules.stored_props(self.store, self.plan, row, plugin_cls)
         if not self._lock(Action.DELETE, ResourceChanges()):
             return
         call = self._call(plugin_cls(), props or {}, Operation.DELETE)
@@ -192,7 +199,7 @@ class NodeWork:
     def _observe(self, row: Resource) -> None:
         operation = node_rules.OBSERVATIONS[self.action]
         plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
-        props = node_rules.stored_props(self.store, row, plugin_cls) or {}
+        props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
         if not self._lock(Action(operation.value), ResourceChanges()):
             return
         call = self._call(plugin_cls(), props, operation)
@@ -232,14 +239,24 @@ class NodeWork:
         self.waiting = Waiting.STEP
         self.port.submit(self.job, step)
 
-    def _lock(self, action: Action, changes: ResourceChanges) -> bool:
-        """Lock the row into ``<action>_IN_PROGRESS``; False if the work restarted or waits."""
+    def _lock(
+        self, action: Action, changes: ResourceChanges, *, properties: Props | None = None
+    ) -> bool:
+        """Lock the row into ``<action>_IN_PROGRESS``, storing the ``properties`` it converges
+        to; False if the work restarted or waits."""
         row = self.row
         assert row is not None
         target = State(action, Status.IN_PROGRESS)
-        check_transition(RESOURCE, rows.state_of(row), target, resource=row.name)
+        if not RESOURCE.allows(rows.state_of(row), target):
+            fresh = self.store.get_resource(row.id)
+            if fresh.atomic_key != row.atomic_key:
+                # The row read when the traversal started has moved on since: start again.
+                self._lock_lost()
+                return False
+            check_transition(RESOURCE, rows.state_of(row), target, resource=row.name)
+        engine = self.services.engine_id
         try:
-            self.row = rows.lock(self.store, row, self.services.engine_id, action, changes)
+            self.row = rows.lock(self.store, row, engine, action, changes, properties=properties)
         except LockConflict:
             self._lock_lost()
             return False
@@ -351,9 +368,8 @@ class NodeWork:
         assert call is not None
         changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
         self.previous = row
-        if not self._lock(Action.UPDATE, changes):
+        if not self._lock(Action.UPDATE, changes, properties=call.props):
             return
-        self.store.store_resource_properties(row.id, dict(call.props))
         old = self.old_props
         self._submit(lambda: steps.update(call, old, changed))
 
@@ -369,17 +385,22 @@ class NodeWork:
         assert row is not None
         changes = node_rules.completion_changes(row, self.check, self.plan, self.call)
         engine = self.services.engine_id
-        if self.locked:
-            status, reason = Status.COMPLETE, rows.STATE_CHANGED
-            self.row = rows.unlock(self.store, row, engine, status, reason, changes)
-            self.locked = False
-        else:
-            self.row = rows.respect(self.store, row, changes)
-        data = None
+        stored = None
         if self.check.node.is_update and result.attributes is not None:
             stored = {**result.attributes, REFERENCE_ID_KEY: result.reference_id}
-            self.store.store_resource_attributes(row.id, stored)
-            data = self._node_data(result)
+        if self.locked:
+            status, reason = Status.COMPLETE, rows.STATE_CHANGED
+            self.row = rows.unlock(
+                self.store, row, engine, status, reason, changes, attributes=stored
+            )
+            self.locked = False
+        else:
+            try:
+                self.row = rows.respect(self.store, row, changes, attributes=stored)
+            except LockConflict:
+                self._lock_lost()
+                return
+        data = None if stored is None else self._node_data(result)
         if not self.reported:
             self._reply(ResourceDone(self.check.node, self.check.traversal_id, data))
         self._end()

@@ -75,10 +75,21 @@ def resolve(plan: TraversalPlan, check: CheckResource, plugin_cls: type[Resource
         raise
 
 
-def requires_during(row: Resource, check: CheckResource) -> tuple[int, ...]:
-    """While converging, a version requires its old and its new dependencies (as Heat does)."""
+def requires_during(row: Resource, check: CheckResource) -> tuple[int, ...] | Keep:
+    """While converging, a version requires its old and its new dependencies (as Heat does);
+    :data:`KEEP` when that is what the row holds already."""
     new = {data.version_id for data in check.input_data.values()}
-    return tuple(sorted(set(row.requires) | new))
+    if new.issubset(row.requires):
+        return KEEP
+    return tuple(sorted(new.union(row.requires)))
+
+
+def requires_after(row: Resource, check: CheckResource) -> tuple[int, ...] | Keep:
+    """After converging, a version requires its new dependencies only."""
+    new = {data.version_id for data in check.input_data.values()}
+    if len(new) == len(row.requires) and new.issuperset(row.requires):
+        return KEEP
+    return tuple(sorted(new))
 
 
 def replacement_needed(
@@ -94,13 +105,18 @@ def replacement_needed(
     return None
 
 
-def stored_props(store: Store, row: Resource, plugin_cls: type[ResourcePlugin]) -> Props | None:
+def stored_props(
+    store: Store, plan: TraversalPlan | None, row: Resource, plugin_cls: type[ResourcePlugin]
+) -> Props | None:
     """The properties a version was last converged with.
 
     ``None`` when none were stored and the version has no physical resource (its action
     failed before the plugin ran): there is then nothing for the plugin to act on.
     """
-    stored = store.get_resource_properties(row.id)
+    if plan is None:
+        stored = store.get_resource_properties(row.id)
+    else:
+        stored = plan.properties_of(store, row)
     if stored is not None:
         return stored
     if row.physical_resource_id is None:
@@ -161,10 +177,9 @@ def completion_changes(
     physical = physical_change(call)
     if not check.node.is_update or check.action not in _CONVERGING:
         return ResourceChanges(physical_resource_id=physical)
-    requires = tuple(sorted({data.version_id for data in check.input_data.values()}))
     return ResourceChanges(
         physical_resource_id=physical,
-        requires=requires,
+        requires=requires_after(row, check),
         current_template_id=plan.template_id,
         replaced_by=None if row.replaced_by is not None else KEEP,
     )

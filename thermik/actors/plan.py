@@ -116,6 +116,7 @@ class TraversalPlan:
         referenced: per resource, the attributes successors need (see
             :func:`referenced_attributes`).
         rows: the rows read when the traversal started: lock hints, never trusted blindly.
+        properties: the stored properties of those rows, read with them.
         definitions: definitions of other templates (a cleanup node's deletion policy).
         stored: stored attribute values of the stack, for data the join does not carry.
         adopt: ADOPT: the ``resources`` map of the adopt data.
@@ -131,11 +132,19 @@ class TraversalPlan:
     definition: StackDefinition | None
     referenced: Mapping[str, frozenset[str] | None]
     rows: Mapping[int, Resource]
+    properties: Mapping[int, Mapping[str, Any]]
     definitions: DefinitionCache
     stored: StoredResolution
     adopt: Mapping[str, Any] | None = None
     snapshot: Mapping[str, Any] | None = None
     closed: threading.Event = dataclasses.field(default_factory=threading.Event)
+
+    def properties_of(self, store: Store, row: Resource) -> Mapping[str, Any] | None:
+        """The stored properties of ``row``: read at the start if ``row`` is the row read then
+        (a row that moved on since is read again)."""
+        if self.rows.get(row.id) is row:
+            return self.properties.get(row.id)
+        return store.get_resource_properties(row.id)
 
     def definition_for(self, template_id: int | None) -> StackDefinition | None:
         """The definition of ``template_id`` (a version's own template), if it can be built."""

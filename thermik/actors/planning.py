@@ -149,6 +149,7 @@ def prepare(
         definition=definition,
         referenced={} if definition is None else referenced_attributes(definition),
         rows=rows,
+        properties=services.store.list_resource_properties(stack.id),
         definitions=cache,
         stored=StoredResolution(services.store, stack.id),
         adopt=_resources_map(record.adopt_data),

@@ -8,6 +8,8 @@ rows never disagree: the lock moves the row to ``<ACTION>_IN_PROGRESS`` (``engin
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from thermik.engine.states import Action, State, Status
 from thermik.persistence.resource_values import NewEvent, Resource, ResourceChanges
@@ -20,7 +22,7 @@ STATE_CHANGED = "state changed"
 
 def state_of(row: Resource) -> State:
     """The row's state."""
-    return State(Action(row.action), Status(row.status))
+    return State.parse(f"{row.action}_{row.status}")
 
 
 def event_for(row: Resource, state: State, reason: str, physical_id: str | None) -> NewEvent:
@@ -46,15 +48,24 @@ def _applied(row: Resource, key: int, engine_id: str | None, changes: ResourceCh
 
 
 def lock(
-    store: Store, row: Resource, engine_id: str, action: Action, changes: ResourceChanges
+    store: Store,
+    row: Resource,
+    engine_id: str,
+    action: Action,
+    changes: ResourceChanges,
+    *,
+    properties: Mapping[str, Any] | None = None,
 ) -> Resource:
-    """Lock ``row`` into ``<action>_IN_PROGRESS`` (``LockConflict`` if it moved on)."""
+    """Lock ``row`` into ``<action>_IN_PROGRESS`` (``LockConflict`` if it moved on), storing
+    the ``properties`` it is about to converge to in the same write."""
     changes = dataclasses.replace(
         changes, action=action.value, status=Status.IN_PROGRESS.value, status_reason=STATE_CHANGED
     )
     state = State(action, Status.IN_PROGRESS)
     event = event_for(row, state, STATE_CHANGED, row.physical_resource_id)
-    key = store.lock_resource(row.id, engine_id, row.atomic_key, changes, event=event)
+    key = store.lock_resource(
+        row.id, engine_id, row.atomic_key, changes, event=event, properties=properties
+    )
     return _applied(row, key, engine_id, changes)
 
 
@@ -67,15 +78,19 @@ def unlock(
     changes: ResourceChanges,
     *,
     holder: str | None = None,
+    attributes: Mapping[str, Any] | None = None,
 ) -> Resource:
-    """Settle a locked row at ``status`` and release the lock ``holder`` (default: we) holds."""
+    """Settle a locked row at ``status`` and release the lock ``holder`` (default: we) holds,
+    storing its ``attributes`` in the same write."""
     changes = dataclasses.replace(changes, status=status.value, status_reason=reason)
     physical = changes.physical_resource_id
     if physical is KEEP:
         physical = row.physical_resource_id
-    state = State(Action(row.action), status)
+    state = State.parse(f"{row.action}_{status.value}")
     event = event_for(row, state, reason, physical)
-    key = store.unlock_resource(row.id, holder or engine_id, row.atomic_key, changes, event=event)
+    key = store.unlock_resource(
+        row.id, holder or engine_id, row.atomic_key, changes, event=event, attributes=attributes
+    )
     return _applied(row, key, None, changes)
 
 
@@ -102,7 +117,13 @@ def steal(store: Store, row: Resource) -> Resource:
     )
 
 
-def respect(store: Store, row: Resource, changes: ResourceChanges) -> Resource:
+def respect(
+    store: Store,
+    row: Resource,
+    changes: ResourceChanges,
+    *,
+    attributes: Mapping[str, Any] | None = None,
+) -> Resource:
     """Change an unlocked row without a state change (a no-change update), no event."""
-    key = store.update_resource(row.id, row.atomic_key, changes)
+    key = store.update_resource(row.id, row.atomic_key, changes, attributes=attributes)
     return _applied(row, key, None, changes)

@@ -56,11 +56,16 @@ class Services:
     settled: Callable[[str], None] = lambda stack_id: None
     software: SoftwareDeploymentServices | None = None
 
+    def __post_init__(self) -> None:
+        # One draw from the OS per engine: seeding each resource's generator from the OS
+        # would cost a system call (and a thread switch) per resource.
+        self._base_seed = (
+            self.seed if self.seed is not None else random.SystemRandom().getrandbits(64)
+        )
+
     def rng(self, version_id: int) -> random.Random:
         """The random source of one resource version."""
-        if self.seed is None:
-            return random.Random()
-        return random.Random(self.seed * 1_000_003 + version_id)
+        return random.Random(self._base_seed * 1_000_003 + version_id)
 
     def engine_alive(self, engine_id: str) -> bool:
         """Whether ``engine_id`` is this engine, or registered with a recent heartbeat."""

@@ -76,7 +76,7 @@ class SignalWork:
             )
         stack = store.get_stack(row.stack_id)
         identity = StackIdentity(stack.id, stack.name, stack.tenant)
-        props = node_rules.stored_props(store, row, plugin_cls) or {}
+        props = node_rules.stored_props(store, None, row, plugin_cls) or {}
         ctx = StoreContext(
             store,
             identity,

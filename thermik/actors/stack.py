@@ -68,6 +68,9 @@ from thermik.template import StackDefinition
 
 LOG = logging.getLogger(__name__)
 
+#: At most this many commands wait for the inbox to empty before they are executed.
+BATCH_LIMIT = 64
+
 
 class StackActor(PooledActor):
     """Owns one stack's traversal: its state, its join counters and its timers."""
@@ -83,6 +86,7 @@ class StackActor(PooledActor):
         self.followups: collections.deque[Callable[[], None]] = collections.deque()
         self.rejection: Failure | None = None
         self.stack: Stack | None = None
+        self.pending: list[Command] = []
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -94,18 +98,38 @@ class StackActor(PooledActor):
                 return self._cancel(message)
             if isinstance(message, ResumeStack):
                 return self._resume()
-            self.feed(message)
+            self.feed(message, batch=True)
             return None
         finally:
-            self._drain()
-            self._retire_if_idle()
+            if not self._batching():
+                self._flush()
+                self._drain()
+                self._retire_if_idle()
 
-    def feed(self, event: Event) -> None:
-        """Apply ``event`` to the traversal and execute the commands, in order."""
+    def feed(self, event: Event, *, batch: bool = False) -> None:
+        """Apply ``event`` to the traversal and execute the commands, in order.
+
+        With ``batch``, execution waits until the inbox is empty (or enough results piled
+        up): the join records of all those replies are then appended in one transaction,
+        before any other of their commands runs.
+        """
         decision = decide(self.state, event)
         self.state = decision.state
-        for command in decision.commands:
-            self._execute(command)
+        self.pending.extend(decision.commands)
+        if not batch:
+            self._flush()
+
+    def _batching(self) -> bool:
+        return len(self.pending) < BATCH_LIMIT and not self.actor_inbox.empty()
+
+    def _flush(self) -> None:
+        commands, self.pending = self.pending, []
+        results = [c for c in commands if isinstance(c, PersistNodeResult)]
+        if results:
+            self.store.append_arrivals(self.stack_id, [codec.arrival(c) for c in results])
+        for command in commands:
+            if not isinstance(command, PersistNodeResult):
+                self._execute(command)
 
     def _drain(self) -> None:
         while self.followups:
@@ -146,7 +170,11 @@ class StackActor(PooledActor):
         if expected is None:
             expected = stack.current_traversal
         record = TraversalRecord(
-            operation, stack.raw_template_id, request.snapshot_id, request.adopt_data
+            operation,
+            stack.raw_template_id,
+            request.snapshot_id,
+            request.adopt_data,
+            request.timeout_seconds,
         )
         changes = stack_changes.starting(record, request, stack, template_id)
         return self._swap_and_start(stack, expected, record, changes, definition)
@@ -180,7 +208,7 @@ class StackActor(PooledActor):
             self._fail_unstarted(stack, record, error)
             return
         self.plans[traversal_id] = prepared.plan
-        options = stack_changes.options(self.services.settings, stack, elapsed=0.0)
+        options = stack_changes.options(self.services.settings, stack, record, elapsed=0.0)
         self.feed(StartTraversal(traversal_id, record.operation, prepared.graph, options))
 
     def _fail_unstarted(self, stack: Stack, record: TraversalRecord, error: ThermikError) -> None:
@@ -220,7 +248,7 @@ class StackActor(PooledActor):
         self.plans[traversal_id] = prepared.plan
         arrivals = self.store.list_traversal_arrivals(traversal_id)
         elapsed = stack_changes.elapsed(stack)
-        options = stack_changes.options(self.services.settings, stack, elapsed=elapsed)
+        options = stack_changes.options(self.services.settings, stack, record, elapsed=elapsed)
         self.feed(
             ResumeTraversal(
                 traversal_id,
@@ -260,7 +288,6 @@ class StackActor(PooledActor):
         return {
             DispatchNode: self._dispatch,
             CancelNode: self._cancel_node,
-            PersistNodeResult: self._persist_result,
             PersistStackState: self._persist_failed,
             MarkStackComplete: self._mark_complete,
             RecordEvent: lambda c: self._record(c.traversal_id, c.state, c.reason),
@@ -278,9 +305,6 @@ class StackActor(PooledActor):
 
     def _cancel_node(self, command: CancelNode) -> None:
         self.services.resources.tell_existing(command.message.node.version_id, command.message)
-
-    def _persist_result(self, command: PersistNodeResult) -> None:
-        self.store.append_arrivals(self.stack_id, [codec.arrival(command)])
 
     def _persist_failed(self, command: PersistStackState) -> None:
         self._persist_state(command.traversal_id, command.state, command.reason)

@@ -98,8 +98,10 @@ def empty_template(store: Store, stack: Stack) -> int:
     return store.store_raw_template(versions, {}, {})
 
 
-def timeout_seconds(settings: EngineSettings, stack: Stack) -> float:
+def timeout_seconds(settings: EngineSettings, stack: Stack, record: TraversalRecord) -> float:
     """The traversal's deadline, from its start."""
+    if record.timeout_seconds is not None:
+        return record.timeout_seconds
     minutes = stack.timeout_mins if stack.timeout_mins else settings.default_stack_timeout
     return float(minutes) * 60.0
 
@@ -114,12 +116,14 @@ def elapsed(stack: Stack) -> float:
     return max(0.0, (datetime.datetime.now(datetime.UTC) - started).total_seconds())
 
 
-def options(settings: EngineSettings, stack: Stack, *, elapsed: float) -> TraversalOptions:
+def options(
+    settings: EngineSettings, stack: Stack, record: TraversalRecord, *, elapsed: float
+) -> TraversalOptions:
     """The traversal's options; the deadline counts from the stored start."""
     return TraversalOptions(
         concurrency_limit=settings.max_concurrent_resources,
         disable_rollback=stack.disable_rollback,
-        timeout_seconds=max(0.0, timeout_seconds(settings, stack) - elapsed),
+        timeout_seconds=max(0.0, timeout_seconds(settings, stack, record) - elapsed),
         cancel_grace_seconds=float(settings.cancel_grace_period),
     )
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from thermik.engine.states import Action, State, Status
+from thermik.engine.states import State
 from thermik.engine.versions import ResourceVersion, version_score
 from thermik.errors import FunctionError
 from thermik.persistence.resource_values import Resource
@@ -32,7 +32,7 @@ def to_version(row: Resource) -> ResourceVersion:
     return ResourceVersion(
         id=row.id,
         name=row.name,
-        state=State(Action(row.action), Status(row.status)),
+        state=State.parse(f"{row.action}_{row.status}"),
         template_id=row.current_template_id,
         requires=frozenset(row.requires),
         replaces=row.replaces,

@@ -35,6 +35,8 @@ class TimerHandle:
     def cancel(self) -> None:
         """Drop the callback (a no-op once it ran)."""
         self.cancelled = True
+        # A cancelled deadline may sit in the heap for an hour: let go of what it refers to.
+        self.callback = _nothing
 
 
 class TimerService:
@@ -93,6 +95,10 @@ class TimerService:
                 continue
             return heapq.heappop(self._heap)[2]
         return None
+
+
+def _nothing() -> None:
+    pass
 
 
 def _tell_if_alive(actor: pykka.ActorRef[Any], message: Any) -> None:

@@ -28,6 +28,17 @@ _CONSOLE = "thermik-cli-console"
 _LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO}
 
 
+class OneLineFormatter(logging.Formatter):
+    """One line per record: an exception's type and message, never its traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            message = f"{message}: {type(error).__name__}: {error}"
+        return " ".join(message.split("\n", 1)[0].split()) if message else message
+
+
 class ThermikApp(App):
     """cliff application; maps Thermik's errors to one clear line and exit status 1."""
 
@@ -68,7 +79,9 @@ class ThermikApp(App):
         console = logging.StreamHandler(self.stderr)
         console.set_name(_CONSOLE)
         console.setLevel(level)
-        console.setFormatter(logging.Formatter(self.CONSOLE_MESSAGE_FORMAT))
+        debug = self.options.debug or self.options.verbose_level > 2
+        formatter = logging.Formatter if debug else OneLineFormatter
+        console.setFormatter(formatter(self.CONSOLE_MESSAGE_FORMAT))
         root.addHandler(console)
         root.setLevel(level)
 

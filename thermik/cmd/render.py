@@ -7,6 +7,7 @@ output reads the same; nested values are YAML in tables and raw in JSON and YAML
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,9 @@ STACK_COLUMNS = (
 #: Left out of ``stack show``, as the openstack client does.
 _HIDDEN = ("template_description",)
 
+#: Where long text wraps in tables.
+TEXT_WIDTH = 72
+
 Row = tuple[tuple[str, ...], tuple[Any, ...]]
 
 
@@ -38,13 +42,26 @@ class DocumentColumn(FormattableColumn[Any]):
     """A nested value: YAML in tables, the value itself in JSON and YAML output."""
 
     def human_readable(self) -> str:
-        text = yaml.safe_dump(self._value, default_flow_style=False, sort_keys=False)
+        text = yaml.safe_dump(
+            self._value, default_flow_style=False, sort_keys=False, width=TEXT_WIDTH
+        )
         return text.removesuffix("\n...\n").rstrip("\n")
 
 
+class TextColumn(FormattableColumn[str]):
+    """Long text: wrapped in tables, as it is elsewhere."""
+
+    def human_readable(self) -> str:
+        return "\n".join(textwrap.wrap(self._value, TEXT_WIDTH))
+
+
 def cell(value: Any) -> Any:
-    """A value as a column: nested ones formatted, scalars as they are."""
-    return DocumentColumn(value) if isinstance(value, dict | list) else value
+    """A value as a column: nested ones as YAML and long text wrapped in tables."""
+    if isinstance(value, dict | list):
+        return DocumentColumn(value)
+    if isinstance(value, str) and len(value) > TEXT_WIDTH:
+        return TextColumn(value)
+    return value
 
 
 def links(api: ApiSettings, project: str) -> Links:
@@ -59,10 +76,18 @@ def columns(document: Mapping[str, Any], first: Sequence[str] = ()) -> Row:
     return tuple(names), tuple(cell(document[name]) for name in names)
 
 
-def rows(documents: Iterable[Mapping[str, Any]], names: Sequence[str]) -> Row:
-    """Documents as Lister rows of the given columns."""
+def title(name: str) -> str:
+    """A column header as the openstack client titles stack lists: ``Stack Name``, ``ID``."""
+    return "ID" if name == "id" else name.replace("_", " ").title()
+
+
+def rows(
+    documents: Iterable[Mapping[str, Any]], names: Sequence[str], *, titled: bool = False
+) -> Row:
+    """Documents as Lister rows of the given columns (headers titled when ``titled``)."""
     found = tuple(tuple(cell(doc.get(name)) for name in names) for doc in documents)
-    return tuple(names), found
+    headers = tuple(title(name) if titled else name for name in names)
+    return headers, found
 
 
 def stack_document(view: StackView, where: Links) -> dict[str, Any]:

@@ -27,6 +27,13 @@ if TYPE_CHECKING:
     from thermik.orchestration import Orchestrator
 
 
+#: Said when a command starts an operation and does not wait for it.
+DETACHED = (
+    "Note: the engine runs inside this thermik command and stops with it; stack {name} goes "
+    "on when a later thermik command starts the engine (--wait follows it to the end).\n"
+)
+
+
 class ServiceCommand(Command):
     """Base of commands that use the engine; put it before ``Lister``/``ShowOne``."""
 
@@ -72,6 +79,15 @@ class ServiceCommand(Command):
     def template_count(self, stack: StackIdentity) -> int:
         """How many resources the stack's template declares."""
         return template_size(self.service.stack_template(self.context, stack))
+
+    def follow(
+        self, stack: StackIdentity, marker: str | None, total: int, args: argparse.Namespace
+    ) -> None:
+        """With ``--wait``, follow the operation to its end; without, say how it goes on."""
+        if args.wait:
+            self.wait(stack, marker, total, args)
+        else:
+            sys.stderr.write(DETACHED.format(name=stack.name))
 
     def wait(
         self, stack: StackIdentity, marker: str | None, total: int, args: argparse.Namespace

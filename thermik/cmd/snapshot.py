@@ -35,9 +35,8 @@ class CreateSnapshot(ServiceCommand, ShowOne):
         marker = self.newest_event(stack)
         total = self.resource_count(stack)
         view = self.service.create_snapshot(self.context, stack, parsed_args.name)
-        if parsed_args.wait:
-            self.wait(stack, marker, total, parsed_args)
-            view = self.service.show_snapshot(self.context, stack, view.id)
+        self.follow(stack, marker, total, parsed_args)
+        view = self.service.show_snapshot(self.context, stack, view.id)
         document = formatting.snapshot(view)
         document.pop("data")
         return columns(document, LIST_COLUMNS)
@@ -102,6 +101,5 @@ class RestoreSnapshot(ServiceCommand, Command):
         stack = self.stack(parsed_args.stack)
         marker = self.newest_event(stack)
         self.service.restore_snapshot(self.context, stack, parsed_args.snapshot)
-        if parsed_args.wait:
-            self.wait(stack, marker, self.template_count(stack), parsed_args)
+        self.follow(stack, marker, self.template_count(stack), parsed_args)
         return 0

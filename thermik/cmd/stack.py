@@ -81,8 +81,7 @@ class CreateStack(StackCommand, ShowOne):
             }
             return columns(dict(sorted(document.items())))
         stack = self.service.create_stack(self.context, request)
-        if parsed_args.wait:
-            self.wait(stack, None, self.template_count(stack), parsed_args)
+        self.follow(stack, None, self.template_count(stack), parsed_args)
         return self.show(stack, outputs=parsed_args.wait)
 
 
@@ -136,8 +135,7 @@ class UpdateStack(StackCommand, ShowOne):
             return _changes(changes)
         marker = self.newest_event(stack)
         self.service.update_stack(self.context, stack, update)
-        if parsed_args.wait:
-            self.wait(stack, marker, self.template_count(stack), parsed_args)
+        self.follow(stack, marker, self.template_count(stack), parsed_args)
         return self.show(stack, outputs=parsed_args.wait)
 
 
@@ -187,8 +185,7 @@ class DeleteStack(ServiceCommand, Command):
         marker = self.newest_event(stack)
         total = self.resource_count(stack)
         self.service.delete_stack(self.context, stack)
-        if args.wait:
-            self.wait(stack, marker, total, args)
+        self.follow(stack, marker, total, args)
 
 
 class ListStack(ServiceCommand, Lister):
@@ -225,7 +222,7 @@ class ListStack(ServiceCommand, Lister):
         page = self.service.list_stacks(self.context, query)
         where = links(self.thermik.settings().api, self.context.tenant)
         names = LIST_COLUMNS + (("stack_owner", "parent") if parsed_args.long else ())
-        return rows((stack_document(view, where) for view in page.items), names)
+        return rows((stack_document(view, where) for view in page.items), names, titled=True)
 
 
 def list_query(args: argparse.Namespace) -> ListQuery:

@@ -48,11 +48,10 @@ class _ActionCommand(ServiceCommand, Lister):
             marker = self.newest_event(stack)
             total = self.resource_count(stack)
             self.service.stack_action(self.context, stack, action)
-            if parsed_args.wait:
-                self.wait(stack, marker, total, parsed_args)
+            self.follow(stack, marker, total, parsed_args)
             view = self.service.show_stack(self.context, stack, resolve_outputs=False)
             documents.append(stack_document(view, where))
-        return rows(documents, LIST_COLUMNS)
+        return rows(documents, LIST_COLUMNS, titled=True)
 
 
 class CheckStack(_ActionCommand):
@@ -147,8 +146,7 @@ class AdoptStack(StackCommand, ShowOne):
             disable_rollback=not parsed_args.enable_rollback,
         )
         stack = self.service.adopt_stack(self.context, request)
-        if parsed_args.wait:
-            self.wait(stack, None, self.template_count(stack), parsed_args)
+        self.follow(stack, None, self.template_count(stack), parsed_args)
         return self.show(stack, outputs=parsed_args.wait)
 
 

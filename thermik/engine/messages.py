@@ -447,6 +447,8 @@ class ConvergeRequest:
         timeout_mins: ``None`` keeps the stack's setting (or the engine default).
         snapshot_id: the snapshot a SNAPSHOT fills or a RESTORE reads.
         adopt_data: ADOPT: Heat's ``adopt_stack_data`` resources map.
+        timeout_seconds: a deadline finer than minutes for this traversal (tests, CLI);
+            overrides ``timeout_mins`` for it.
     """
 
     stack_id: str
@@ -457,6 +459,7 @@ class ConvergeRequest:
     timeout_mins: int | None = None
     snapshot_id: str | None = None
     adopt_data: Mapping[str, Any] | None = None
+    timeout_seconds: float | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from thermik.actors.runtime import ConvergeRequest
 from thermik.api.boundary import RequestContext, StackIdentity
 from thermik.conf.settings import LimitSettings
 from thermik.engine.states import State
@@ -23,7 +24,7 @@ from thermik.template import Environment, Identity, StackDefinition, Template, b
 class Runtime(Protocol):
     """What the service asks of the actor runtime (``thermik.actors.runtime.EngineRuntime``)."""
 
-    def converge(self, request: Any) -> str:
+    def converge(self, request: ConvergeRequest) -> str:
         """Start a traversal (a ``ConvergeRequest``); the new traversal id."""
         ...
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from thermik.actors.stored import StoredResolution
 from thermik.api.boundary import ResourceChanges, ResourceView, StackIdentity
@@ -60,10 +60,17 @@ class _WallClock:
 class PlanningContext:
     """The plugin's view of a stored resource version while an update is planned."""
 
-    def __init__(self, stack: Stack, resource: Resource, data: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        stack: Stack,
+        resource: Resource,
+        data: Mapping[str, str],
+        peers: Callable[[str], Mapping[str, str] | None],
+    ) -> None:
         self._stack = PluginStack(stack.id, stack.name, stack.tenant)
         self._resource = resource
         self._data = _ReadOnlyData(data)
+        self._peers = peers
         self._clock = _WallClock()
         self._random = random.Random()
 
@@ -98,6 +105,9 @@ class PlanningContext:
     def random(self) -> random.Random:
         return self._random
 
+    def peer_data(self, reference_id: str) -> Mapping[str, str] | None:
+        return self._peers(reference_id)
+
 
 class _Planner:
     """One preview of an update of ``stack`` to ``definition``."""
@@ -131,11 +141,19 @@ class _Planner:
             # Depends on values only the update itself will know: it changes at least that.
             return "updated"
         old = self.store.get_resource_properties(stored.id) or {}
-        context = PlanningContext(self.stack, stored, self.store.get_resource_data(stored.id))
+        data = self.store.get_resource_data(stored.id)
+        context = PlanningContext(self.stack, stored, data, self.peer_data)
         plan = plan_update(plugin(), context, new, old)
         if plan.replacement is not None:
             return "replaced"
         return "updated" if plan.changed else "unchanged"
+
+    def peer_data(self, reference_id: str) -> Mapping[str, str] | None:
+        """The data of the current resource whose reference id is ``reference_id``."""
+        for name, resource in current_resources(self.store, self.stack).items():
+            if self.resolution.reference_id(name) == reference_id:
+                return self.store.get_resource_data(resource.id)
+        return None
 
     def added(self, name: str) -> ResourceView:
         resource = self.definition.resources[name]
@@ -150,7 +168,7 @@ class _Planner:
         )
 
     def changes(self) -> ResourceChanges:
-        current = current_resources(self.store, self.stack.id)
+        current = current_resources(self.store, self.stack)
         found: dict[str, list[ResourceView]] = {
             key: [] for key in ("added", "deleted", "replaced", "updated", "unchanged")
         }

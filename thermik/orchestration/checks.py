@@ -9,11 +9,12 @@ as the nested stacks they become, and the whole tree must stay within
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from thermik.conf.settings import LimitSettings
 from thermik.errors import TemplateTooLarge, ThermikError
-from thermik.resources import Registry, ValidationContext
+from thermik.resources import CustomValidator, Registry, ValidationContext
 from thermik.template import (
     Environment,
     Identity,
@@ -104,9 +105,11 @@ def check_resources(
     limits: LimitSettings,
     *,
     lenient: bool = False,
+    custom_constraints: Mapping[str, CustomValidator] | None = None,
 ) -> None:
     """Check every resource of ``definition`` (and of the nested stacks it defines)."""
-    total = _Checker(registry, limits, lenient).stack(definition, depth=0)
+    checker = _Checker(registry, limits, lenient, custom_constraints)
+    total = checker.stack(definition, depth=0)
     if total > limits.max_resources_per_stack:
         raise TemplateTooLarge(
             f"The stack has {total} resources; at most {limits.max_resources_per_stack} "
@@ -117,10 +120,17 @@ def check_resources(
 class _Checker:
     """One check of a stack tree."""
 
-    def __init__(self, registry: Registry, limits: LimitSettings, lenient: bool) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        limits: LimitSettings,
+        lenient: bool,
+        custom: Mapping[str, CustomValidator] | None,
+    ) -> None:
         self.registry = registry
         self.limits = limits
         self.lenient = lenient
+        self.custom = custom
 
     def stack(self, definition: StackDefinition, depth: int) -> int:
         """Check a stack's resources; how many resources the tree holds."""
@@ -142,7 +152,10 @@ class _Checker:
         plugin = self.registry.get(resource.resolved.implementation, resource=name)
         values = static_properties(definition, name, lenient=self.lenient)
         props = plugin.check_properties(
-            values, unresolved=unresolved, path=("resources", name, "properties")
+            values,
+            unresolved=unresolved,
+            custom_constraints=self.custom,
+            path=("resources", name, "properties"),
         )
         context = ValidationContext(unresolved=unresolved, strict=not self.lenient)
         try:
@@ -179,7 +192,7 @@ class _Checker:
                 known_types=self.registry.__contains__,
                 strict=False,
             )
-            nested_checker = _Checker(self.registry, self.limits, lenient=True)
+            nested_checker = _Checker(self.registry, self.limits, True, self.custom)
             return nested_checker.stack(nested, depth + 1)
         except ThermikError as exc:
             raise exc.at("resources", name) from None

@@ -45,7 +45,7 @@ class DocumentOperations(Base):
                 "metadata": dict(resource.metadata),
                 "resource_data": self.store.get_resource_data(resource.id),
             }
-            for name, resource in current_resources(self.store, stack.id).items()
+            for name, resource in current_resources(self.store, stack).items()
         }
         return {
             "name": stack.name,

@@ -96,7 +96,7 @@ class EventOperations(Base):
             )
             events = [event_view(event, row) for event in stored]
         missing = query.resource_name is not None and not events and query.marker is None
-        if missing and query.resource_name not in current_resources(self.store, row.id):
+        if missing and query.resource_name not in current_resources(self.store, row):
             raise resource_missing(str(query.resource_name), row)
         return events
 

@@ -62,7 +62,7 @@ class ResourceOperations(Base):
 
     def current_resource(self, stack: Stack, name: str) -> Resource:
         """The current version of resource ``name``, or ``ResourceNotFound``."""
-        found = current_resources(self.store, stack.id).get(name)
+        found = current_resources(self.store, stack).get(name)
         if found is None:
             raise resource_missing(name, stack)
         return found
@@ -87,7 +87,7 @@ class ResourceOperations(Base):
         required_by = definition.required_by() if definition is not None else {}
         identity = identity_of(stack)
         views = []
-        for name, resource in current_resources(self.store, stack.id).items():
+        for name, resource in current_resources(self.store, stack).items():
             nested = children.get((stack.id, name))
             described = definition.resources.get(name) if definition is not None else None
             views.append(

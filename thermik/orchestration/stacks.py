@@ -114,18 +114,7 @@ class StackOperations(OutputOperations):
         template_id = self.store.store_raw_template(
             prepared.template, prepared.environment, prepared.files, prepared.hidden_parameters
         )
-        new = NewStack(
-            name=name,
-            tenant=ctx.tenant,
-            raw_template_id=template_id,
-            username=ctx.user,
-            id=stack_id,
-            timeout_mins=request.timeout_mins,
-            disable_rollback=True
-            if request.disable_rollback is None
-            else request.disable_rollback,
-            tags=request.tags or (),
-        )
+        new = _new_stack(ctx, request, name, stack_id, template_id)
         try:
             stack = self.store.create_stack(new)
         except DuplicateName:
@@ -231,6 +220,23 @@ class StackOperations(OutputOperations):
     def delete_stack(self, ctx: RequestContext, stack: StackIdentity) -> None:
         row = self.find_stack(ctx, stack, live=True)
         self.runtime.converge(ConvergeRequest(stack_id=row.id, operation=Action.DELETE))
+
+
+def _new_stack(
+    ctx: RequestContext, request: StackRequest, name: str, stack_id: str, template_id: int
+) -> NewStack:
+    """The stack row of a create or adopt (INIT_COMPLETE until the runtime starts it)."""
+    rollback = request.disable_rollback
+    return NewStack(
+        name=name,
+        tenant=ctx.tenant,
+        raw_template_id=template_id,
+        username=ctx.user,
+        id=stack_id,
+        timeout_mins=request.timeout_mins,
+        disable_rollback=True if rollback is None else rollback,
+        tags=request.tags or (),
+    )
 
 
 def _preview_resources(definition: StackDefinition, stack: StackIdentity) -> list[Any]:

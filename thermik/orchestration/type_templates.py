@@ -49,34 +49,38 @@ def type_template(described: Mapping[str, Any], template_type: str) -> dict[str,
             f"Template type {template_type} is not supported: use hot or cfn",
             path=("template_type",),
         )
-    hot = template_type == "hot"
     name = str(described["resource_type"])
     properties: Mapping[str, Any] = described["properties"]
     attributes: Mapping[str, Any] = described["attributes"]
-    parameters = {key: _parameter(schema, hot) for key, schema in properties.items()}
-    if hot:
-        return {
-            "heat_template_version": "2016-10-14",
-            "description": f"Initial template of {name}",
-            "parameters": parameters,
-            "resources": {
-                name: {
-                    "type": name,
-                    "properties": {key: {"get_param": key} for key in properties},
-                }
-            },
-            "outputs": {
-                key: {
-                    "description": schema.get("description"),
-                    "value": {"get_attr": [name, key]},
-                }
-                for key, schema in attributes.items()
-            },
-        }
+    if template_type == "hot":
+        return _hot(name, properties, attributes)
+    return _cfn(name, properties, attributes)
+
+
+def _hot(
+    name: str, properties: Mapping[str, Any], attributes: Mapping[str, Any]
+) -> dict[str, Any]:
+    return {
+        "heat_template_version": "2016-10-14",
+        "description": f"Initial template of {name}",
+        "parameters": {key: _parameter(schema, True) for key, schema in properties.items()},
+        "resources": {
+            name: {"type": name, "properties": {key: {"get_param": key} for key in properties}}
+        },
+        "outputs": {
+            key: {"description": schema.get("description"), "value": {"get_attr": [name, key]}}
+            for key, schema in attributes.items()
+        },
+    }
+
+
+def _cfn(
+    name: str, properties: Mapping[str, Any], attributes: Mapping[str, Any]
+) -> dict[str, Any]:
     return {
         "AWSTemplateFormatVersion": "2010-09-09",
         "Description": f"Initial template of {name}",
-        "Parameters": parameters,
+        "Parameters": {key: _parameter(schema, False) for key, schema in properties.items()},
         "Resources": {
             name: {"Type": name, "Properties": {key: {"Ref": key} for key in properties}}
         },

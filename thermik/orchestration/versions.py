@@ -1,30 +1,19 @@
 """Which stored version of each resource is the one to show.
 
-A resource may have several stored versions while it is being replaced (the new version
-``replaces`` the old one, which is ``replaced_by`` it until the old one is cleaned up). The
-current version of a name is the newest one that nothing replaced, else the newest one.
+A resource may have several stored versions while it is being replaced. The version that
+stands for a name now is the one a new traversal would choose (the runtime's own rule,
+:func:`thermik.actors.stored.current_versions`), so the API shows what outputs resolve against.
 """
 
 from __future__ import annotations
 
+from thermik.actors.stored import current_versions
 from thermik.persistence.resource_values import Resource
 from thermik.persistence.store import Store
+from thermik.persistence.values import Stack
 
 
-def current_versions(versions: list[Resource]) -> dict[str, Resource]:
-    """The current version of each resource name among ``versions``, in first-seen order."""
-    found: dict[str, Resource] = {}
-    for version in versions:
-        seen = found.get(version.name)
-        if seen is None or _rank(version) > _rank(seen):
-            found[version.name] = version
-    return found
-
-
-def _rank(version: Resource) -> tuple[bool, int]:
-    return (version.replaced_by is None, version.id)
-
-
-def current_resources(store: Store, stack_id: str) -> dict[str, Resource]:
-    """The current version of every resource of a stack."""
-    return current_versions(store.list_resources(stack_id))
+def current_resources(store: Store, stack: Stack) -> dict[str, Resource]:
+    """The current version of every resource of a stack, in creation order."""
+    versions = current_versions(store.list_resources(stack.id), stack.raw_template_id)
+    return dict(sorted(versions.items(), key=lambda item: item[1].id))

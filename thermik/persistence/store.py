@@ -166,8 +166,17 @@ class ResourceStore(abc.ABC):
         changes: ResourceChanges = NO_CHANGES,
         *,
         event: NewEvent | None = None,
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
     ) -> int:
-        """Take the row lock of an unlocked row at ``atomic_key``; the new atomic key."""
+        """Take the row lock of an unlocked row at ``atomic_key``; the new atomic key.
+
+        Like every guarded write, it also stores ``properties`` and ``attributes`` when given
+        (as :meth:`ResourceDataStore.store_resource_properties` and
+        :meth:`ResourceDataStore.store_resource_attributes` do, unencrypted) in the same
+        transaction: the engine's hot path commits a resource's state, its event and its data
+        together.
+        """
 
     @abc.abstractmethod
     def unlock_resource(
@@ -178,6 +187,8 @@ class ResourceStore(abc.ABC):
         changes: ResourceChanges = NO_CHANGES,
         *,
         event: NewEvent | None = None,
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
     ) -> int:
         """Release the lock ``engine_id`` holds at ``atomic_key`` (also: steal from the dead)."""
 
@@ -190,6 +201,8 @@ class ResourceStore(abc.ABC):
         *,
         engine_id: str | None = None,
         event: NewEvent | None = None,
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
     ) -> int:
         """Change a row at ``atomic_key``: held by ``engine_id``, or unlocked when ``None``.
 
@@ -234,6 +247,13 @@ class ResourceDataStore(abc.ABC):
     @abc.abstractmethod
     def get_resource_properties(self, resource_id: int) -> Mapping[str, JSON] | None:
         """The stored properties, or ``None`` when never stored."""
+
+    @abc.abstractmethod
+    def list_resource_properties(self, stack_id: str) -> dict[int, Mapping[str, JSON]]:
+        """The stored properties of every version of a stack that has some, by version id.
+
+        One query for a whole stack: a traversal reads them all at its start.
+        """
 
     @abc.abstractmethod
     def store_resource_attributes(

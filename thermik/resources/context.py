@@ -113,6 +113,15 @@ class ResourceContext(Protocol):
         """The random source for generated values (seeded in tests)."""
         ...
 
+    def peer_data(self, reference_id: str) -> Mapping[str, str] | None:
+        """The data of the resource of the same stack whose reference id (what
+        ``get_resource`` returns) is ``reference_id``, read-only; ``None`` if there is none.
+
+        For types that cooperate with another resource (a wait condition reads the signals
+        its handle received).
+        """
+        ...
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ValidationContext:

@@ -1,23 +1,31 @@
 """Wait conditions: ``OS::Heat::WaitCondition`` and its handles.
 
-A handle receives signals (``{"status": "SUCCESS"|"FAILURE", "reason", "data", "id"}``); the
-wait condition completes once ``count`` successes arrived, fails on the first failure, and fails
-after ``timeout`` seconds. The signal bookkeeping is here as pure functions
-(:func:`normalise_signal`, :func:`judge_signals`); wiring them to the engine (a wait condition
-reads its handle's signals, signal URLs and tokens come from the delivery layer) comes later, so
-the types themselves do not act yet.
+A handle receives signals (``{"status": "SUCCESS"|"FAILURE", "reason", "data", "id"}``) and
+keeps each one in its resource data; the wait condition reads its handle's signals (through
+``ctx.peer_data``), completes once ``count`` successes arrived, fails on the first failure, and
+fails after ``timeout`` seconds. The bookkeeping is pure (:func:`normalise_signal`,
+:func:`judge_signals`). Signal URLs and tokens (the handle's ``endpoint``, ``token``,
+``curl_cli`` and ``signal`` attributes) come from the delivery layer and are ``None`` until it is
+wired; signals reach a handle through the engine (``EngineRuntime.signal``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from thermik.errors import InvalidSignal, PluginError
 from thermik.resources.constraints import AllowedValues, Range
-from thermik.resources.context import ResourceContext
-from thermik.resources.pending import PendingPlugin
-from thermik.resources.plugin import NeedsReplacement, Props
+from thermik.resources.context import ResourceContext, physical_resource_name
+from thermik.resources.plugin import (
+    CheckResult,
+    NeedsReplacement,
+    PollAfter,
+    Progress,
+    Props,
+    ResourcePlugin,
+)
 from thermik.resources.schema import (
     AttributeSchema,
     AttributesSchema,
@@ -32,6 +40,10 @@ from thermik.resources.schema import (
 SUCCESS = "SUCCESS"
 FAILURE = "FAILURE"
 _SIGNAL_KEYS = frozenset({"data", "reason", "status", "id"})
+#: Resource data keys of a handle's signals: this prefix and the signal id.
+SIGNAL_KEY_PREFIX = "signal:"
+#: How often a wait condition looks at its handle, at most.
+_POLL_SECONDS = 1.0
 SIGNAL_TRANSPORTS = (
     "CFN_SIGNAL",
     "TEMP_URL_SIGNAL",
@@ -74,6 +86,15 @@ def signal_reason(entry: Mapping[str, Any]) -> str:
     return f"status:{entry['status']} reason:{entry['reason']}"
 
 
+def stored_signals(data: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """The signals a handle holds in its resource data, by signal id."""
+    return {
+        key[len(SIGNAL_KEY_PREFIX) :]: json.loads(value)
+        for key, value in data.items()
+        if key.startswith(SIGNAL_KEY_PREFIX)
+    }
+
+
 def judge_signals(signals: Mapping[str, Mapping[str, Any]], count: int, timed_out: bool) -> bool:
     """Whether a wait condition is satisfied by the signals its handle holds.
 
@@ -93,7 +114,7 @@ def judge_signals(signals: Mapping[str, Mapping[str, Any]], count: int, timed_ou
     return False
 
 
-class WaitCondition(PendingPlugin):
+class WaitCondition(ResourcePlugin):
     """``OS::Heat::WaitCondition``: waits for ``count`` success signals on a handle."""
 
     support_status = SupportStatus(version="2014.2")
@@ -123,12 +144,62 @@ class WaitCondition(PendingPlugin):
         ),
     }
 
+    @staticmethod
+    def _signals(ctx: ResourceContext, props: Props) -> dict[str, dict[str, Any]]:
+        data = ctx.peer_data(props["handle"])
+        if data is None:
+            raise PluginError(
+                f"handle {props['handle']} of {ctx.resource_name} is not a resource of this stack",
+                resource=ctx.resource_name,
+            )
+        return stored_signals(data)
+
+    def _start(self, ctx: ResourceContext) -> Progress:
+        return Progress({"started": ctx.clock.now()})
+
+    def _wait(self, ctx: ResourceContext, props: Props, progress: Progress | None) -> CheckResult:
+        started = ctx.clock.now() if progress is None else progress.state["started"]
+        remaining = started + props["timeout"] - ctx.clock.now()
+        if judge_signals(self._signals(ctx, props), props["count"], timed_out=remaining <= 0):
+            return True
+        return PollAfter(min(_POLL_SECONDS, remaining))
+
+    def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        """Start waiting for the handle's signals."""
+        ctx.set_physical_id(physical_resource_name(ctx))
+        return self._start(ctx)
+
+    def check_create_complete(
+        self, ctx: ResourceContext, props: Props, progress: Progress | None
+    ) -> CheckResult:
+        """Done once ``count`` successes arrived; fails on a failure or after ``timeout``."""
+        return self._wait(ctx, props, progress)
+
+    def update(
+        self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]
+    ) -> Progress | NeedsReplacement | None:
+        """Wait again, for the new ``count`` (signals already received count)."""
+        return self._start(ctx)
+
+    def check_update_complete(
+        self, ctx: ResourceContext, props: Props, progress: Progress | None
+    ) -> CheckResult:
+        """As for create."""
+        return self._wait(ctx, props, progress)
+
+    def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:
+        """``data``: the data of every signal, by signal id, as JSON text."""
+        if name != "data":
+            return None
+        signals = self._signals(ctx, props)
+        return json.dumps({sid: entry["data"] for sid, entry in sorted(signals.items())})
+
 
 def _handle_attribute(description: str) -> AttributeSchema:
     return AttributeSchema(description, type=AttributeType.STRING, cache_mode=CacheMode.NONE)
 
 
-class WaitConditionHandle(PendingPlugin):
+class WaitConditionHandle(ResourcePlugin):
     """``OS::Heat::WaitConditionHandle``: receives signals for a wait condition."""
 
     support_status = SupportStatus(version="2014.2")
@@ -150,14 +221,30 @@ class WaitConditionHandle(PendingPlugin):
         "signal": _handle_attribute("JSON map of what a signaller needs for the transport."),
     }
 
+    def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        """A handle exists as soon as it has a name."""
+        ctx.set_physical_id(physical_resource_name(ctx))
+        return None
 
-class UpdateWaitConditionHandle(PendingPlugin):
+    def handle_signal(
+        self, ctx: ResourceContext, props: Props, data: Mapping[str, Any] | None
+    ) -> str | None:
+        """Keep the signal (under its id; a repeated id replaces the earlier signal)."""
+        received = len(stored_signals(ctx.data.as_dict()))
+        signal_id, entry = normalise_signal(data, received)
+        ctx.data.set(SIGNAL_KEY_PREFIX + signal_id, json.dumps(entry))
+        return signal_reason(entry)
+
+
+class UpdateWaitConditionHandle(WaitConditionHandle):
     """``OS::Heat::UpdateWaitConditionHandle``: a CFN-style handle replaced on every update,
     so every stack update waits for fresh signals.
     """
 
     support_status = SupportStatus(version="2014.1")
     takes_signals = True
+    properties_schema: ClassVar[PropertiesSchema] = {}
+    attributes_schema: ClassVar[AttributesSchema] = {}
 
     def needs_replacement(
         self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]

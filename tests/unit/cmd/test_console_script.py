@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.unit.cmd.cli_support import config_file, run_script, write_project
@@ -53,3 +56,55 @@ def test_script_bad_input_is_one_line(tmp_path: Path) -> None:
     assert missing.status == 1
     assert "ERROR: The Stack (ghost) could not be found." in missing.err
     assert "Traceback" not in missing.err
+
+
+SLOW = """\
+heat_template_version: 2018-08-31
+resources:
+  slow:
+    type: OS::Heat::TestResource
+    properties:
+      action_wait_secs: {create: 30}
+"""
+
+
+def test_ctrl_c_while_waiting_leaves_a_recorded_stack(tmp_path: Path) -> None:
+    config = config_file(tmp_path)
+    (tmp_path / "slow.yaml").write_text(SLOW, encoding="utf-8")
+    script = Path(sys.executable).parent / "thermik"
+    command = [str(script), "--config-file", str(config), "stack", "create", "-t", "slow.yaml"]
+    process = subprocess.Popen(
+        [*command, "--wait", "slow"], cwd=tmp_path, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stderr is not None
+    seen = ""
+    while "[slow]: CREATE_IN_PROGRESS" not in seen:
+        line = process.stderr.readline()
+        assert line, f"no progress before exit: {seen}"
+        seen += line
+    process.send_signal(signal.SIGINT)
+    _, rest = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "Interrupted: stack slow stays as the engine recorded it" in rest
+    assert "Traceback" not in seen + rest
+    shown = run_script(config, "stack", "show", "slow", "-f", "json", cwd=tmp_path).json()
+    assert shown["stack_status"] in ("CREATE_IN_PROGRESS", "CREATE_FAILED")
+
+
+def test_engine_runs_until_sigterm(tmp_path: Path) -> None:
+    config = config_file(tmp_path)
+    engine = Path(sys.executable).parent / "thermik-engine"
+    process = subprocess.Popen(
+        [str(engine), "--config-file", str(config)], stderr=subprocess.PIPE, text=True
+    )
+    assert process.stderr is not None
+    seen = ""
+    while "Engine running" not in seen:
+        line = process.stderr.readline()
+        assert line, f"engine exited early: {seen}"
+        seen += line
+    process.send_signal(signal.SIGTERM)
+    _, rest = process.communicate(timeout=60)
+    assert process.returncode == 0, rest
+    assert "Engine stopped" in rest
+    assert (tmp_path / "state" / "thermik.sqlite").exists()

@@ -59,7 +59,7 @@ def test_create_wait_show_update_delete(cli: Cli, template: Path) -> None:
 def test_listing_commands(cli: Cli, template: Path) -> None:
     assert cli("stack", "create", "-t", str(template), "--wait", "web").status == 0
     listed = cli("stack", "list", "-f", "json").json()
-    assert [(s["stack_name"], s["stack_status"]) for s in listed] == [("web", "CREATE_COMPLETE")]
+    assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [("web", "CREATE_COMPLETE")]
     resources = cli("resource", "list", "web", "-f", "json").json()
     assert sorted(r["resource_name"] for r in resources) == ["first", "note", "second"]
     first = cli("resource", "show", "web", "first", "-f", "json").json()
@@ -84,11 +84,11 @@ def test_actions_snapshots_and_graph(cli: Cli, template: Path, tmp_path: Path) -
     assert cli("stack", "create", "-t", str(template), "--wait", "web").status == 0
     suspended = cli("stack", "suspend", "web", "--wait", "-f", "json")
     assert suspended.status == 0, suspended.err
-    assert suspended.json()[0]["stack_status"] == "SUSPEND_COMPLETE"
+    assert suspended.json()[0]["Stack Status"] == "SUSPEND_COMPLETE"
     resumed = cli("stack", "resume", "web", "--wait", "-f", "json")
-    assert resumed.json()[0]["stack_status"] == "RESUME_COMPLETE"
+    assert resumed.json()[0]["Stack Status"] == "RESUME_COMPLETE"
     checked = cli("stack", "check", "web", "--wait", "-f", "json")
-    assert checked.json()[0]["stack_status"] == "CHECK_COMPLETE"
+    assert checked.json()[0]["Stack Status"] == "CHECK_COMPLETE"
     snapshot = cli("stack", "snapshot", "create", "web", "--name", "s", "--wait", "-f", "json")
     assert snapshot.status == 0, snapshot.err
     snapshot_id = snapshot.json()["id"]
@@ -100,10 +100,10 @@ def test_actions_snapshots_and_graph(cli: Cli, template: Path, tmp_path: Path) -
     assert drawn.status == 0, drawn.err
     dot = graph.read_text()
     assert '"first" -> "second";' in dot
-    assert "CREATE_COMPLETE" in dot
+    assert "SNAPSHOT_COMPLETE" in dot
     cancel = cli("stack", "cancel", "web")
     assert cancel.status == 1
-    assert cancel.err.startswith("ERROR: Cancelling update when stack is CHECK_COMPLETE")
+    assert cancel.err.startswith("ERROR: Cancelling update when stack is SNAPSHOT_COMPLETE")
 
 
 def test_dry_runs_change_nothing(cli: Cli, template: Path) -> None:
@@ -152,7 +152,7 @@ def test_dry_runs_change_nothing(cli: Cli, template: Path) -> None:
 def test_errors_are_one_line(
     cli: Cli, template: Path, args: tuple[str, ...], message: str
 ) -> None:
-    result = cli(*(a.format(template=template) for a in args))
+    result = cli(*(a.replace("{template}", str(template)) for a in args))
     assert result.status == 1
     assert result.err.startswith(message)
     assert len(result.err.splitlines()) == 1
@@ -169,6 +169,14 @@ def test_signal_errors(cli: Cli, template: Path) -> None:
 
 
 def test_duplicate_name(cli: Cli, template: Path) -> None:
-    assert cli("stack", "create", "-t", str(template), "web").status == 0
+    assert cli("stack", "create", "-t", str(template), "--wait", "web").status == 0
     again = cli("stack", "create", "-t", str(template), "web")
     assert (again.status, again.err) == (1, "ERROR: The Stack (web) already exists.\n")
+
+
+def test_create_without_wait_says_how_it_goes_on(cli: Cli, template: Path) -> None:
+    started = cli("stack", "create", "-t", str(template), "web", "-f", "json")
+    assert started.status == 0, started.err
+    assert started.json()["stack_status"] == "CREATE_IN_PROGRESS"
+    assert "stack web goes on when a later thermik command starts the engine" in started.err
+    assert "Traceback" not in started.err

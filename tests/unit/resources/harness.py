@@ -66,9 +66,15 @@ class Context:
     data: MemoryData = dataclasses.field(default_factory=MemoryData)
     clock: ManualClock = dataclasses.field(default_factory=ManualClock)
     random: random.Random = dataclasses.field(default_factory=lambda: random.Random(42))
+    #: Other resources of the stack, by reference id: what ``peer_data`` reads.
+    peers: dict[str, MemoryData] = dataclasses.field(default_factory=dict)
 
     def set_physical_id(self, physical_id: str | None) -> None:
         self.physical_id = physical_id
+
+    def peer_data(self, reference_id: str) -> Mapping[str, str] | None:
+        peer = self.peers.get(reference_id)
+        return None if peer is None else peer.as_dict()
 
 
 def drive(

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from tests.unit.resources.harness import Context
 from thermik.errors import InvalidSignal, PluginError
-from thermik.resources.wait_condition import judge_signals, normalise_signal, signal_reason
+from thermik.resources import PollAfter
+from thermik.resources.wait_condition import (
+    WaitCondition,
+    WaitConditionHandle,
+    judge_signals,
+    normalise_signal,
+    signal_reason,
+)
 
 
 def test_empty_signal_defaults_to_success_numbered_by_arrival() -> None:
@@ -53,3 +62,64 @@ def test_timeout_reports_what_arrived() -> None:
         judge_signals({"1": ok("a")}, count=3, timed_out=True)
     with pytest.raises(PluginError, match=r"^0 of 1 received$"):
         judge_signals({}, count=1, timed_out=True)
+
+
+def handle_and_condition(count: int = 2, timeout: int = 10) -> tuple[Context, Context, Any]:
+    handle_ctx = Context(resource_name="h", resource_type="OS::Heat::WaitConditionHandle")
+    WaitConditionHandle().create(handle_ctx, {})
+    assert handle_ctx.physical_id is not None
+    wait_ctx = Context(resource_name="w", resource_type="OS::Heat::WaitCondition")
+    wait_ctx.peers[handle_ctx.physical_id] = handle_ctx.data
+    props = WaitCondition.check_properties(
+        {"handle": handle_ctx.physical_id, "timeout": timeout, "count": count}
+    )
+    return handle_ctx, wait_ctx, props
+
+
+def test_a_handle_keeps_each_signal_and_the_wait_completes_on_count() -> None:
+    handle_ctx, wait_ctx, props = handle_and_condition(count=2)
+    handle = WaitConditionHandle()
+    wait = WaitCondition()
+    progress = wait.create(wait_ctx, props)
+    assert isinstance(wait.check_create_complete(wait_ctx, props, progress), PollAfter)
+    reason = handle.handle_signal(handle_ctx, {}, {"data": "one"})
+    assert reason == "status:SUCCESS reason:Signal 1 received"
+    assert isinstance(wait.check_create_complete(wait_ctx, props, progress), PollAfter)
+    handle.handle_signal(handle_ctx, {}, {"id": "web", "data": {"ip": "10.0.0.1"}})
+    assert wait.check_create_complete(wait_ctx, props, progress) is True
+    assert json.loads(wait.resolve_attribute(wait_ctx, props, "data")) == {
+        "1": "one",
+        "web": {"ip": "10.0.0.1"},
+    }
+
+
+def test_a_failure_signal_fails_the_wait() -> None:
+    handle_ctx, wait_ctx, props = handle_and_condition(count=1)
+    wait = WaitCondition()
+    progress = wait.create(wait_ctx, props)
+    WaitConditionHandle().handle_signal(handle_ctx, {}, {"status": "FAILURE", "reason": "no disk"})
+    with pytest.raises(PluginError, match=r"^no disk$"):
+        wait.check_create_complete(wait_ctx, props, progress)
+
+
+def test_the_wait_times_out_on_the_context_clock() -> None:
+    _, wait_ctx, props = handle_and_condition(count=1, timeout=5)
+    wait = WaitCondition()
+    progress = wait.create(wait_ctx, props)
+    wait_ctx.clock.advance(5)
+    with pytest.raises(PluginError, match=r"^0 of 1 received$"):
+        wait.check_create_complete(wait_ctx, props, progress)
+
+
+def test_a_malformed_signal_stores_nothing() -> None:
+    handle_ctx = Context(resource_name="h")
+    with pytest.raises(InvalidSignal):
+        WaitConditionHandle().handle_signal(handle_ctx, {}, {"status": "MAYBE"})
+    assert handle_ctx.data.as_dict() == {}
+
+
+def test_a_wait_on_something_that_is_no_handle_fails_clearly() -> None:
+    wait_ctx = Context(resource_name="w")
+    props = WaitCondition.check_properties({"handle": "nowhere", "timeout": 5})
+    with pytest.raises(PluginError, match="handle nowhere of w is not a resource of this stack"):
+        WaitCondition().check_create_complete(wait_ctx, props, None)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sqlalchemy import Connection, Dialect, exc
-from sqlalchemy.sql.dml import Insert, Update
+from sqlalchemy.sql.dml import Delete, Insert, Update
 
 Processor = Callable[[Any], Any] | None
 
@@ -37,9 +37,9 @@ class _Plan:
 
 
 class HotStatement:
-    """An INSERT or UPDATE whose columns come from each call's parameters."""
+    """An INSERT, UPDATE or DELETE whose columns come from each call's parameters."""
 
-    def __init__(self, statement: Insert | Update) -> None:
+    def __init__(self, statement: Insert | Update | Delete) -> None:
         self._statement = statement
         self._inserts = isinstance(statement, Insert)
         self._plans: dict[tuple[str, ...], _Plan] = {}

@@ -6,15 +6,24 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import Column, Connection, delete, insert, select, update
+from sqlalchemy import Column, Connection, bindparam, delete, insert, select, update
 from sqlalchemy import exc as sa_exc
 
 from thermik.errors import ResourceNotFound
 from thermik.persistence import crypto, dberrors
 from thermik.persistence.sql.base import SqlBase, check_length, new_id
+from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.tables import PROPERTIES_DATA, RESOURCE, RESOURCE_DATA
 from thermik.persistence.store import ResourceDataStore
 from thermik.persistence.values import JSON
+
+_UPDATE_DATA = HotStatement(
+    update(RESOURCE_DATA).where(
+        RESOURCE_DATA.c.resource_id == bindparam("b_resource"),
+        RESOURCE_DATA.c.key == bindparam("b_key"),
+    )
+)
+_INSERT_DATA = HotStatement(insert(RESOURCE_DATA))
 
 
 def _missing(resource_id: int) -> ResourceNotFound:
@@ -34,22 +43,31 @@ class SqlResourceData(SqlBase, ResourceDataStore):
             "redact": redact,
             "decrypt_method": crypto.METHOD if redact else None,
         }
-        where = (RESOURCE_DATA.c.resource_id == resource_id, RESOURCE_DATA.c.key == key)
+        changed = {**values, "b_resource": resource_id, "b_key": key}
+        row = {"resource_id": resource_id, "key": key, **values}
 
         def work(conn: Connection) -> None:
-            if conn.execute(update(RESOURCE_DATA).where(*where).values(**values)).rowcount:
+            if _UPDATE_DATA.execute(conn, changed).rowcount:
+                return
+            if self._db.is_sqlite:
+                # One writer at a time: nobody can insert the key between these statements.
+                _INSERT_DATA.execute(conn, row)
                 return
             try:
                 with conn.begin_nested():
-                    row = {"resource_id": resource_id, "key": key, **values}
-                    conn.execute(insert(RESOURCE_DATA).values(**row))
+                    _INSERT_DATA.execute(conn, row)
             except sa_exc.IntegrityError as error:
                 if dberrors.is_foreign_key_violation(error):
                     raise _missing(resource_id) from None
                 # Another writer inserted the key meanwhile; the last writer wins.
-                conn.execute(update(RESOURCE_DATA).where(*where).values(**values))
+                _UPDATE_DATA.execute(conn, changed)
 
-        self._db.write(work)
+        try:
+            self._db.write(work)
+        except sa_exc.IntegrityError as error:
+            if dberrors.is_foreign_key_violation(error):
+                raise _missing(resource_id) from None
+            raise
 
     def get_resource_data(self, resource_id: int) -> dict[str, str]:
         stmt = select(RESOURCE_DATA).where(RESOURCE_DATA.c.resource_id == resource_id)
@@ -76,6 +94,15 @@ class SqlResourceData(SqlBase, ResourceDataStore):
 
     def get_resource_properties(self, resource_id: int) -> Mapping[str, JSON] | None:
         return self._load_blob(resource_id, RESOURCE.c.properties_data_id)
+
+    def list_resource_properties(self, stack_id: str) -> dict[int, Mapping[str, JSON]]:
+        stmt = (
+            select(RESOURCE.c.id, PROPERTIES_DATA.c.data, PROPERTIES_DATA.c.encrypted)
+            .join(PROPERTIES_DATA, PROPERTIES_DATA.c.id == RESOURCE.c.properties_data_id)
+            .where(RESOURCE.c.stack_id == stack_id)
+        )
+        rows = self._db.read(lambda conn: conn.execute(stmt).all())
+        return {row.id: self._blob(row.id, row.data, row.encrypted) for row in rows}
 
     def store_resource_attributes(
         self, resource_id: int, attributes: Mapping[str, JSON] | None
@@ -124,8 +151,10 @@ class SqlResourceData(SqlBase, ResourceDataStore):
             raise _missing(resource_id)
         if row.data is None:
             return None
-        text = row.data
-        if row.encrypted:
+        return self._blob(resource_id, row.data, row.encrypted)
+
+    def _blob(self, resource_id: int, text: str, encrypted: bool) -> Mapping[str, JSON]:
+        if encrypted:
             text = self._secrets.decrypt(
                 text, crypto.METHOD, "resources", resource_id, "properties"
             )

@@ -7,11 +7,12 @@ statements are built once; the columns to SET come from each call's parameters.
 from __future__ import annotations
 
 import datetime
+import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
+from sqlalchemy import Column, Connection, Row, bindparam, delete, insert, select, update
 
 from thermik.errors import GenerationConflict, LockConflict, ResourceNotFound, StackNotFound
 from thermik.persistence.resource_values import (
@@ -24,7 +25,7 @@ from thermik.persistence.resource_values import (
 from thermik.persistence.sql.base import SqlBase, check_length, reason
 from thermik.persistence.sql.events import INSERT_EVENT, event_row
 from thermik.persistence.sql.hot import HotStatement
-from thermik.persistence.sql.tables import RESOURCE
+from thermik.persistence.sql.tables import PROPERTIES_DATA, RESOURCE
 from thermik.persistence.store import ResourceStore
 from thermik.persistence.values import JSON, changed_fields
 
@@ -39,6 +40,21 @@ _SET_METADATA = update(RESOURCE).where(
     _BY_ID, RESOURCE.c.metadata_generation == bindparam("b_generation")
 )
 _SELECT = select(RESOURCE)
+_INSERT_BLOB = HotStatement(insert(PROPERTIES_DATA))
+
+
+def _rewrite_blob(column: Column[Any]) -> HotStatement:
+    owner = select(column).where(RESOURCE.c.id == bindparam("b_id")).scalar_subquery()
+    return HotStatement(update(PROPERTIES_DATA).where(PROPERTIES_DATA.c.id == owner))
+
+
+#: Blob column -> the statement rewriting the blob a row points to. A row's blobs are its own,
+#: so they are rewritten in place: deleting one would make the database look for every row
+#: still pointing at it (the blob columns have no index), a scan per write.
+_REWRITE_BLOB = {
+    "properties_data_id": _rewrite_blob(RESOURCE.c.properties_data_id),
+    "attr_data_id": _rewrite_blob(RESOURCE.c.attr_data_id),
+}
 
 
 def to_resource(row: Row[Any]) -> Resource:
@@ -110,6 +126,31 @@ def _inserted(conn: Connection, row: dict[str, Any]) -> Resource:
         requires=tuple(row["requires"]),
         metadata={},
     )
+
+
+class _Blobs:
+    """Properties and attribute values to store with a guarded write (``None``: unchanged)."""
+
+    __slots__ = ("attributes", "properties")
+
+    def __init__(
+        self, properties: Mapping[str, JSON] | None, attributes: Mapping[str, JSON] | None
+    ) -> None:
+        self.properties = properties
+        self.attributes = attributes
+
+    def rows(self, now: datetime.datetime) -> dict[str, dict[str, Any]]:
+        """Blob column -> the row of the new blob."""
+        found = {"properties_data_id": self.properties, "attr_data_id": self.attributes}
+        return {
+            column: {
+                "data": json.dumps(data, separators=(",", ":")),
+                "encrypted": False,
+                "created_at": now,
+            }
+            for column, data in found.items()
+            if data is not None
+        }
 
 
 def _lock_lost(conn: Connection, resource_id: int, engine_id: str | None, key: int) -> None:
@@ -199,8 +240,13 @@ class SqlResources(SqlBase, ResourceStore):
         changes: ResourceChanges = NO_CHANGES,
         *,
         event: NewEvent | None = None,
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
     ) -> int:
-        return self._guarded(_UNLOCKED, resource_id, None, atomic_key, changes, engine_id, event)
+        blobs = _Blobs(properties, attributes)
+        return self._guarded(
+            _UNLOCKED, resource_id, None, atomic_key, changes, engine_id, event, blobs
+        )
 
     def unlock_resource(
         self,
@@ -210,8 +256,13 @@ class SqlResources(SqlBase, ResourceStore):
         changes: ResourceChanges = NO_CHANGES,
         *,
         event: NewEvent | None = None,
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
     ) -> int:
-        return self._guarded(_HELD, resource_id, engine_id, atomic_key, changes, None, event)
+        blobs = _Blobs(properties, attributes)
+        return self._guarded(
+            _HELD, resource_id, engine_id, atomic_key, changes, None, event, blobs
+        )
 
     def update_resource(
         self,
@@ -221,9 +272,14 @@ class SqlResources(SqlBase, ResourceStore):
         *,
         engine_id: str | None = None,
         event: NewEvent | None = None,
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
     ) -> int:
         stmt = _UNLOCKED if engine_id is None else _HELD
-        return self._guarded(stmt, resource_id, engine_id, atomic_key, changes, engine_id, event)
+        blobs = _Blobs(properties, attributes)
+        return self._guarded(
+            stmt, resource_id, engine_id, atomic_key, changes, engine_id, event, blobs
+        )
 
     def _guarded(
         self,
@@ -234,8 +290,9 @@ class SqlResources(SqlBase, ResourceStore):
         changes: ResourceChanges,
         new_holder: str | None,
         event: NewEvent | None,
+        blobs: _Blobs,
     ) -> int:
-        """One guarded UPDATE (``holder`` expected, ``new_holder`` set) and its event."""
+        """One guarded UPDATE (``holder`` expected, ``new_holder`` set), its event and blobs."""
         params = _columns(changes)
         params.update(engine_id=new_holder, atomic_key=atomic_key + 1, updated_at=self._clock())
         params.update(b_id=resource_id, b_key=atomic_key)
@@ -243,8 +300,12 @@ class SqlResources(SqlBase, ResourceStore):
             params["b_engine"] = holder
 
         event_values = None if event is None else event_row(event, params["updated_at"])
+        blob_rows = blobs.rows(params["updated_at"])
 
         def work(conn: Connection) -> int:
+            for column, row in blob_rows.items():
+                if not _REWRITE_BLOB[column].execute(conn, {**row, "b_id": resource_id}).rowcount:
+                    params[column] = _INSERT_BLOB.execute(conn, row).inserted_id
             if stmt.execute(conn, params).rowcount != 1:
                 _lock_lost(conn, resource_id, holder, atomic_key)
             if event_values is not None:

@@ -1,0 +1,197 @@
+"""Time the actor runtime converging stacks of ``OS::Heat::TestResource`` end to end.
+
+For each shape and size: create a stack, update it (every resource changed in place), delete
+it, through :class:`~thermik.actors.runtime.EngineRuntime` on a real store (SQLite file by
+default, the embedded default; ``--db postgresql`` uses the local server). Shapes:
+
+* ``wide``: N independent resources;
+* ``chain``: each resource requires the previous one;
+* ``layers``: 10 layers, each resource requiring every resource of the previous layer.
+
+Every (shape, size) runs in its own process, so the peak RSS printed is that configuration's
+(``resource.getrusage``). Times are medians over ``--runs`` runs for sizes up to 1,000 (one run
+above). Targets: 0.5 ms per resource for every shape and operation, 5,000 wide created in
+2.5 s, peak RSS 300 MiB.
+
+    .venv/bin/python bench/convergence_bench.py [--sizes 100,500,1000,5000]
+        [--shapes wide,chain,layers] [--runs 3] [--db sqlite|postgresql]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests import dbservers
+from thermik.actors.runtime import ConvergeRequest, EngineRuntime
+from thermik.conf.settings import DatabaseSettings, EngineSettings
+from thermik.engine.states import Action
+from thermik.persistence import migration
+from thermik.persistence.database import Database
+from thermik.persistence.factory import open_store
+from thermik.persistence.store import Store
+from thermik.persistence.values import NewStack
+from thermik.resources.registry import Registry
+
+LAYERS = 10
+OPERATIONS = ("create", "update", "delete")
+
+
+def template(shape: str, size: int, value: str) -> dict[str, Any]:
+    """A HOT template of ``size`` TestResources in ``shape``."""
+    resources: dict[str, Any] = {}
+    if shape == "wide":
+        for i in range(size):
+            resources[f"r{i}"] = _resource(value)
+    elif shape == "chain":
+        for i in range(size):
+            resources[f"r{i}"] = _resource(value, [f"r{i - 1}"] if i else [])
+    else:
+        width = max(1, size // LAYERS)
+        previous: list[str] = []
+        for layer in range(LAYERS):
+            names = [f"l{layer}_{i}" for i in range(width)]
+            for name in names:
+                resources[name] = _resource(value, previous)
+            previous = names
+    return {"heat_template_version": "2021-04-16", "resources": resources}
+
+
+def _resource(value: str, depends_on: list[str] | None = None) -> dict[str, Any]:
+    found: dict[str, Any] = {"type": "OS::Heat::TestResource", "properties": {"value": value}}
+    if depends_on:
+        found["depends_on"] = depends_on
+    return found
+
+
+@contextlib.contextmanager
+def database(backend: str) -> Iterator[str]:
+    """A fresh migrated database; its URL."""
+    with (
+        tempfile.TemporaryDirectory() as directory,
+        dbservers.scratch_database(backend, Path(directory)) as url,
+    ):
+        db = Database(DatabaseSettings(url))
+        migration.upgrade(db)
+        db.dispose()
+        yield url
+
+
+def converge_once(
+    store: Store, runtime: EngineRuntime, stack_id: str, operation: Action, template_id: int
+) -> float:
+    """Seconds from the request to the end of the traversal."""
+    started = time.perf_counter()
+    runtime.converge(ConvergeRequest(stack_id, operation, template_id=template_id))
+    state = runtime.wait(stack_id, 3600)
+    elapsed = time.perf_counter() - started
+    if not str(state).endswith("_COMPLETE"):
+        reason = store.get_stack(stack_id, show_deleted=True).status_reason
+        raise SystemExit(f"{operation.value} ended {state}: {reason}")
+    return elapsed
+
+
+def one_configuration(shape: str, size: int, runs: int, backend: str) -> dict[str, Any]:
+    """Time create, update and delete ``runs`` times; medians in seconds."""
+    registry = Registry.from_entry_points()
+    times: dict[str, list[float]] = {op: [] for op in OPERATIONS}
+    for run in range(runs):
+        with database(backend) as url:
+            store = open_store(DatabaseSettings(url), None)
+            runtime = EngineRuntime.start(
+                store=store, registry=registry, settings=EngineSettings()
+            )
+            try:
+                first = store.store_raw_template(template(shape, size, "one"), {}, {})
+                second = store.store_raw_template(template(shape, size, "two"), {}, {})
+                stack = store.create_stack(NewStack(f"bench{run}", "bench", first))
+                times["create"].append(
+                    converge_once(store, runtime, stack.id, Action.CREATE, first)
+                )
+                times["update"].append(
+                    converge_once(store, runtime, stack.id, Action.UPDATE, second)
+                )
+                times["delete"].append(
+                    converge_once(store, runtime, stack.id, Action.DELETE, second)
+                )
+            finally:
+                runtime.stop()
+                store.close()
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "seconds": {op: statistics.median(values) for op, values in times.items()},
+        "peak_mib": peak_kib / 1024,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100,500,1000,5000")
+    parser.add_argument("--shapes", default="wide,chain,layers")
+    parser.add_argument("--runs", type=int, default=3, help="runs for sizes up to 1,000")
+    parser.add_argument("--db", default="sqlite", choices=dbservers.BACKENDS)
+    parser.add_argument("--one", nargs=2, metavar=("SHAPE", "SIZE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        shape, size = args.one[0], int(args.one[1])
+        runs = args.runs if size <= 1000 else 1
+        print(json.dumps(one_configuration(shape, size, runs, args.db)))
+        return
+    reason = dbservers.unavailable(args.db)
+    if reason:
+        raise SystemExit(reason)
+    targets = "<= 0.5 ms/resource, 5,000 wide created in <= 2.5 s, peak RSS <= 300 MiB"
+    print(f"database {args.db}; targets: {targets}")
+    print(
+        f"{'shape':8} {'N':>6} | " + " | ".join(f"{op:>18}" for op in OPERATIONS) + " | peak RSS"
+    )
+    for shape in args.shapes.split(","):
+        for size in (int(s) for s in args.sizes.split(",")):
+            command = [
+                sys.executable,
+                __file__,
+                "--one",
+                shape,
+                str(size),
+                "--runs",
+                str(args.runs),
+                "--db",
+                args.db,
+            ]
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            if done.returncode:
+                print(
+                    f"{shape:8} {size:>6} | failed: {done.stderr.strip() or done.stdout.strip()}"
+                )
+                continue
+            result = json.loads(done.stdout.strip().splitlines()[-1])
+            cells = [
+                f"{result['seconds'][op]:7.3f} s {result['seconds'][op] / size * 1000:5.3f} ms"
+                for op in OPERATIONS
+            ]
+            print(
+                f"{shape:8} {size:>6} | "
+                + " | ".join(cells)
+                + f" | {result['peak_mib']:6.1f} MiB",
+                flush=True,
+            )
+    print(
+        "(each cell: seconds for the whole traversal, then ms per resource; "
+        "medians of --runs runs up to 1,000 resources)"
+    )
+
+
+if __name__ == "__main__":
+    main()
