@@ -9,6 +9,7 @@ runtime runs this on start and on every heartbeat (the reaper Heat never had).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 from thermik.actors import rows
@@ -29,27 +30,41 @@ def candidates(services: Services) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def claim(services: Services, stack_id: str) -> bool:
-    """Take the stack's lease if it is free, ours, or expired; whether we hold it now."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class Claim:
+    """A stack lease we now hold, and the engine that held it before (``None``: nobody)."""
+
+    stack_id: str
+    previous: str | None
+
+
+def claim(services: Services, stack_id: str) -> Claim | None:
+    """Take the stack's lease if it is free, ours, or expired; ``None`` if another holds it."""
     store = services.store
     seconds = float(services.settings.lease_seconds)
     lease = store.get_lease(stack_id)
     try:
         if lease is None or lease.engine_id == services.engine_id:
             store.acquire_lease(stack_id, services.engine_id, seconds)
-        else:
-            store.take_over_lease(stack_id, services.engine_id, seconds)
+            return Claim(stack_id, None)
+        store.take_over_lease(stack_id, services.engine_id, seconds)
     except (Conflict, NotFound):
-        return False
-    return True
+        return None
+    return Claim(stack_id, lease.engine_id)
 
 
-def release_dead_locks(services: Services, stack_id: str) -> int:
-    """Release the rows of ``stack_id`` locked by engines that are gone; how many."""
+def release_dead_locks(services: Services, claimed: Claim) -> int:
+    """Release the rows of the claimed stack locked by engines that are gone; how many.
+
+    The engine whose lease we took is gone as far as this stack is concerned: it stopped
+    renewing the lease, so whatever it locked here it no longer works on.
+    """
     released = 0
-    for row in services.store.list_resources(stack_id):
+    for row in services.store.list_resources(claimed.stack_id):
         holder = row.engine_id
-        if holder is None or services.engine_alive(holder):
+        if holder is None:
+            continue
+        if holder != claimed.previous and services.engine_alive(holder):
             continue
         try:
             rows.steal(services.store, row)
@@ -61,10 +76,13 @@ def release_dead_locks(services: Services, stack_id: str) -> int:
 
 def take_over(services: Services, stack_id: str) -> str | None:
     """Recover one stack if no live engine drives it; its resumed traversal, if any."""
-    if stack_id in services.stacks or not claim(services, stack_id):
+    if stack_id in services.stacks:
+        return None
+    claimed = claim(services, stack_id)
+    if claimed is None:
         return None
     try:
-        release_dead_locks(services, stack_id)
+        release_dead_locks(services, claimed)
         resumed: str | None = services.stacks.ask(stack_id, ResumeStack(stack_id)).get()
     except ThermikError as error:
         LOG.warning("stack %s: not resumed: %s", stack_id, error)

@@ -1,0 +1,45 @@
+"""An engine process for the crash-recovery test: converge a stack through a few operations.
+
+    python -m tests.scenarios.crash_engine DATABASE_URL STACK_ID UPDATE_TEMPLATE_ID
+
+It creates the stack, updates it and deletes it, one after the other, printing each start;
+the test kills it (SIGKILL) at a random moment.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from thermik.actors.runtime import ConvergeRequest, EngineRuntime
+from thermik.conf.settings import DatabaseSettings, EngineSettings
+from thermik.engine.states import Action
+from thermik.persistence.factory import open_store
+from thermik.resources.registry import Registry
+
+#: Leases expire quickly, so a fresh engine takes over a killed one's stacks within seconds.
+CRASH_SETTINGS = EngineSettings(
+    max_concurrent_resources=4,
+    executor_workers=4,
+    cancel_grace_period=1,
+    lease_seconds=1,
+    heartbeat_interval=1,
+)
+
+
+def main(argv: list[str]) -> None:
+    url, stack_id, update_template = argv
+    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
+    runtime = EngineRuntime.start(
+        store=store, registry=Registry.from_entry_points(), settings=CRASH_SETTINGS
+    )
+    print("ready", flush=True)
+    steps = ((Action.CREATE, None), (Action.UPDATE, int(update_template)), (Action.DELETE, None))
+    for operation, template_id in steps:
+        runtime.converge(ConvergeRequest(stack_id, operation, template_id=template_id))
+        print(operation.value, "started", flush=True)
+        print(operation.value, runtime.wait(stack_id, 60), flush=True)
+    runtime.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

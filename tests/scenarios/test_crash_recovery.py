@@ -1,0 +1,119 @@
+"""An engine killed at any moment leaves nothing stuck: a fresh engine finishes its work.
+
+Each run starts a real engine process (:mod:`tests.scenarios.crash_engine`) that creates,
+updates and deletes a stack on a SQLite file, kills it with SIGKILL after a random delay, then
+starts a fresh runtime, which must take the stack over by itself (its lease expired) and bring
+it to COMPLETE or FAILED with no row left locked. A failure names the run's seed and how far
+the killed engine had got. (A stack killed before its first traversal stays INIT_COMPLETE: the
+service never saw it start.)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.scenarios.crash_engine import CRASH_SETTINGS
+from tests.scenarios.runtime_harness import HOT, REGISTRY, migrated_sqlite, res
+from thermik.actors.runtime import EngineRuntime
+from thermik.conf.settings import DatabaseSettings
+from thermik.persistence.factory import open_store
+from thermik.persistence.store import Store
+from thermik.persistence.values import NewStack
+
+RUNS = 16
+PARALLEL = 4
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def resources(value: str) -> dict[str, object]:
+    """A small stack with dependencies and actions that take a little while."""
+    found: dict[str, object] = {}
+    for i in range(6):
+        wait = 0.05 * (i % 3)
+        found[f"w{i}"] = res(value, wait_secs=wait, update_replace=i == 2)
+    found["chain0"] = {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": {"get_attr": ["w0", "output"]}, "wait_secs": 0.1},
+    }
+    found["chain1"] = {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": {"get_resource": "chain0"}, "wait_secs": 0.1},
+    }
+    return found
+
+
+def prepare(store: Store) -> tuple[str, int]:
+    """A stored stack to create and the template to update it to."""
+    first = store.store_raw_template(
+        {"heat_template_version": HOT, "resources": resources("one")}, {}, {}
+    )
+    second = store.store_raw_template(
+        {"heat_template_version": HOT, "resources": resources("two")}, {}, {}
+    )
+    stack = store.create_stack(NewStack("crashy", "tenant", first, disable_rollback=False))
+    return stack.id, second
+
+
+def kill_and_recover(directory: Path, migrated: Path, seed: int) -> str:
+    """One run; the final state (raises if something is left stuck)."""
+    rng = random.Random(seed)
+    directory.mkdir()
+    url = migrated_sqlite(directory, migrated)
+    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
+    stack_id, update = prepare(store)
+    engine = subprocess.Popen(
+        [sys.executable, "-m", "tests.scenarios.crash_engine", url, stack_id, str(update)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert engine.stdout is not None
+    ready = engine.stdout.readline()
+    assert ready.startswith(b"ready"), ready
+    time.sleep(rng.uniform(0.0, 2.0))
+    engine.send_signal(signal.SIGKILL)
+    output, _ = engine.communicate()
+    progress = output.decode(errors="replace").strip().replace("\n", "; ")
+    runtime = EngineRuntime.start(store=store, registry=REGISTRY, settings=CRASH_SETTINGS)
+    try:
+        state = runtime.wait(stack_id, 60)
+        rows = store.list_resources(stack_id)
+        locked = [row.name for row in rows if row.engine_id is not None]
+        stack = store.get_stack(stack_id, show_deleted=True)
+    finally:
+        runtime.stop()
+        store.close()
+    where = f"seed {seed}, killed after [{progress}]"
+    assert state.settled, f"{where}: stack left {state}: {stack.status_reason}"
+    assert not locked, f"{where}: rows still locked: {locked}"
+    return str(state)
+
+
+def test_a_killed_engine_leaves_nothing_stuck(tmp_path: Path, migrated_file: Path) -> None:
+    seeds = [random.randrange(1_000_000) for _ in range(RUNS)]
+    with concurrent.futures.ThreadPoolExecutor(PARALLEL) as pool:
+        futures = {
+            seed: pool.submit(kill_and_recover, tmp_path / str(seed), migrated_file, seed)
+            for seed in seeds
+        }
+        outcomes = {seed: future.result() for seed, future in futures.items()}
+    finals = set(outcomes.values())
+    assert finals <= {
+        "INIT_COMPLETE",
+        "CREATE_COMPLETE",
+        "CREATE_FAILED",
+        "UPDATE_COMPLETE",
+        "UPDATE_FAILED",
+        "ROLLBACK_COMPLETE",
+        "ROLLBACK_FAILED",
+        "DELETE_COMPLETE",
+        "DELETE_FAILED",
+    }, outcomes
