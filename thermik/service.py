@@ -40,6 +40,8 @@ from thermik.resources import Registry
 
 #: The file under the state directory that holds the embedded default's encryption key.
 KEY_FILE = "auth_encryption_key"
+#: The file under the state directory that remembers where this engine served builtin URLs.
+DELIVERY_URL_FILE = "delivery_url"
 
 
 def is_embedded(settings: Settings) -> bool:
@@ -139,10 +141,27 @@ def build_deployments(
 
 
 def serve_delivery(settings: Settings, backend: DeliveryBackend) -> None:
-    """Serve an engine-served backend's URLs from this process (no REST API mounts them)."""
+    """Serve an engine-served backend's URLs from this process (no REST API mounts them).
+
+    On ``[delivery] public_url`` when set. Otherwise on a loopback port that is remembered
+    under the state directory and taken again by the next process when it is free, so URLs
+    handed to agents by one ``thermik`` command keep working after it ended.
+    """
     serve = getattr(backend, "serve_on_loopback", None)
-    if callable(serve):
+    if not callable(serve):
+        return
+    if settings.delivery.public_url:
         serve(settings.delivery.public_url)
+        return
+    remembered = Path(settings.state_dir) / DELIVERY_URL_FILE
+    url = remembered.read_text(encoding="ascii").strip() if remembered.exists() else None
+    try:
+        served = serve(url)
+    except OSError:  # the remembered port is taken (another thermik process serves it)
+        served = serve(None)
+    if served != url:
+        remembered.parent.mkdir(parents=True, exist_ok=True)
+        remembered.write_text(str(served), encoding="ascii")
 
 
 def start_engine(

@@ -265,14 +265,15 @@ class BuiltinBackend(DeliveryBackend):
         with self._lock:
             if self._server is None:
                 if public_url is None:
-                    self._server = LoopbackServer(self.serve)
-                    self._base_url = self._server.start()
+                    server = LoopbackServer(self.serve)
+                    self._base_url = server.start()
                 else:
                     where = urlsplit(public_url)
                     host, port = where.hostname or "127.0.0.1", where.port or 80
-                    self._server = LoopbackServer(self.serve, host, port)
-                    self._server.start()
+                    server = LoopbackServer(self.serve, host, port)
+                    server.start()
                     self._base_url = public_url.rstrip("/")
+                self._server = server
             return self._base_url
 
     def close(self) -> None:
