@@ -39,17 +39,21 @@ def _entries(body: Mapping[str, Any], key: str) -> tuple[Mapping[str, Any], ...]
     return tuple(dict(i) for i in items if isinstance(i, Mapping))
 
 
+def _options(body: Mapping[str, Any]) -> dict[str, Any]:
+    options = body.get("options")
+    return dict(options) if isinstance(options, Mapping) else {}
+
+
 def data_of(row: SoftwareConfig) -> ConfigData:
     """A stored config as the plugins see it."""
     body = row.config
-    options = body.get("options")
     return ConfigData(
         name=row.name,
         group=row.group,
         config=body.get("config"),
         inputs=_entries(body, "inputs"),
         outputs=_entries(body, "outputs"),
-        options=dict(options) if isinstance(options, Mapping) else {},
+        options=_options(body),
     )
 
 
@@ -90,7 +94,6 @@ def _input_value(item: Mapping[str, Any]) -> InputValue:
 def derived_of(row: SoftwareConfig) -> DerivedConfig:
     """A stored derived config, ready to be listed in a metadata document."""
     body = row.config
-    options = body.get("options")
     return DerivedConfig(
         id=row.id,
         name=row.name,
@@ -99,7 +102,7 @@ def derived_of(row: SoftwareConfig) -> DerivedConfig:
         config=body.get("config"),
         inputs=tuple(_input_value(i) for i in _entries(body, "inputs")),
         outputs=tuple(OutputDecl.from_mapping(o) for o in _entries(body, "outputs")),
-        options=dict(options) if isinstance(options, Mapping) else {},
+        options=_options(body),
     )
 
 

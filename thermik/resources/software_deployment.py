@@ -178,31 +178,19 @@ class SoftwareDeployment(ResourcePlugin):
         """Run the UPDATE action (if configured) with the new config and inputs."""
         return self._run(ctx, new_props, "UPDATE")
 
-    def check_update_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Until the server signalled."""
-        return self._wait(ctx, progress)
+    check_update_complete = check_create_complete
 
     def suspend(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Run the SUSPEND action (if configured)."""
         return self._run(ctx, props, "SUSPEND")
 
-    def check_suspend_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Until the server signalled."""
-        return self._wait(ctx, progress)
+    check_suspend_complete = check_create_complete
 
     def resume(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Run the RESUME action (if configured)."""
         return self._run(ctx, props, "RESUME")
 
-    def check_resume_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Until the server signalled."""
-        return self._wait(ctx, progress)
+    check_resume_complete = check_create_complete
 
     def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Run the DELETE action if configured and the server is still there, else remove."""
@@ -367,11 +355,7 @@ class SoftwareDeploymentGroup(ResourcePlugin):
         """Run the UPDATE action on the servers kept, CREATE on new ones, remove dropped ones."""
         return self._run(ctx, new_props, "UPDATE")
 
-    def check_update_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Until every server signalled."""
-        return self._wait(ctx, progress)
+    check_update_complete = check_create_complete
 
     def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Run the DELETE action on every server still there (if configured), else remove."""

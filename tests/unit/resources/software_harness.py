@@ -15,6 +15,7 @@ from typing import Any
 
 from tests.unit.resources.harness import Context
 from thermik.delivery import document
+from thermik.deployments.configs import source_of
 from thermik.errors import NotFound, PluginError
 from thermik.resources.software_services import (
     COMPLETE,
@@ -28,21 +29,6 @@ from thermik.resources.software_services import (
 )
 
 NOW = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
-
-
-def source_of(config: ConfigData | None) -> document.SourceConfig:
-    if config is None:
-        return document.SourceConfig()
-    return document.SourceConfig.from_mapping(
-        {
-            "name": config.name,
-            "group": config.group,
-            "config": config.config,
-            "inputs": list(config.inputs),
-            "outputs": list(config.outputs),
-            "options": dict(config.options),
-        }
-    )
 
 
 class MemorySoftware:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from swiftclient import client as swift
 
-from tests.functional.deployments.engine import EngineUnderTest
-from tests.functional.deployments.scenario import deploy_and_update
 from tests.functional.services import AgentSandbox, SwiftEnv
+from tests.functional.software_deployments.engine import EngineUnderTest
+from tests.functional.software_deployments.scenario import deploy_and_update
 from thermik.conf.settings import DeliverySettings, SwiftSettings
 
 pytestmark = pytest.mark.functional

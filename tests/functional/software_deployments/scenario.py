@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.functional.deployments.engine import EngineUnderTest
 from tests.functional.services import AgentSandbox
+from tests.functional.software_deployments.engine import EngineUnderTest
 
 TEMPLATE = """\
 heat_template_version: 2018-08-31

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.deployments.engine import CTX, EngineUnderTest
-from tests.functional.deployments.http_agent import HttpAgent
+from tests.functional.software_deployments.engine import CTX, EngineUnderTest
+from tests.functional.software_deployments.http_agent import HttpAgent
 from thermik.delivery.fakeswift_cluster import FakeSwiftCluster, Knobs
 from thermik.delivery.impl_fakeswift import ACCOUNT, FakeSwiftBackend
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.deployments.engine import EngineUnderTest
-from tests.functional.deployments.scenario import deploy_and_update
 from tests.functional.services import AgentSandbox
+from tests.functional.software_deployments.engine import EngineUnderTest
+from tests.functional.software_deployments.scenario import deploy_and_update
 
 pytestmark = pytest.mark.functional
 

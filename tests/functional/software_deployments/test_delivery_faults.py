@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tests.functional.deployments.engine import CTX, EngineUnderTest
-from tests.functional.deployments.http_agent import HttpAgent
+from tests.functional.software_deployments.engine import CTX, EngineUnderTest
+from tests.functional.software_deployments.http_agent import HttpAgent
 from thermik.api.boundary import EventView
 from thermik.delivery.fakeswift_cluster import FakeSwiftCluster
 from thermik.delivery.impl_fakeswift import FakeSwiftBackend
