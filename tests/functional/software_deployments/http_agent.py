@@ -14,14 +14,20 @@ from typing import Any
 
 
 class HttpAgent:
-    """Polls ``metadata_url`` every ``interval`` seconds until stopped."""
+    """Polls ``metadata_url`` every ``interval`` seconds until stopped; signals
+    ``status_code`` with the deployment's resource name as stdout."""
 
-    def __init__(self, metadata_url: str, interval: float = 0.1) -> None:
+    def __init__(self, metadata_url: str, interval: float = 0.1, status_code: int = 0) -> None:
         self.metadata_url = metadata_url
         self.interval = interval
+        self.status_code = status_code
         self.signalled: dict[str, str] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def document(self) -> dict[str, Any] | None:
+        """The document served now (None when it cannot be read)."""
+        return self._get()
 
     def _get(self) -> dict[str, Any] | None:
         try:
@@ -36,7 +42,9 @@ class HttpAgent:
         url = inputs.get("deploy_signal_id")
         if not isinstance(url, str):
             return
-        body = json.dumps({"deploy_status_code": 0, "deploy_stdout": entry["name"]}).encode()
+        stdout = inputs.get("deploy_resource_name", entry["name"])
+        payload = {"deploy_status_code": self.status_code, "deploy_stdout": stdout}
+        body = json.dumps(payload).encode()
         request = urllib.request.Request(url, data=body, method="PUT")
         with contextlib.suppress(urllib.error.URLError):
             urllib.request.urlopen(request, timeout=10).close()

@@ -28,6 +28,7 @@ TEMPLATE = """\
 heat_template_version: 2018-08-31
 parameters:
   deployments: {type: boolean, default: false}
+  signal: {type: string, default: TEMP_URL_SIGNAL}
 conditions:
   deploying: {get_param: deployments}
 resources:
@@ -39,7 +40,7 @@ resources:
     properties:
       server: {get_resource: server}
       config: {get_resource: config}
-      signal_transport: TEMP_URL_SIGNAL
+      signal_transport: {get_param: signal}
 """
 
 
