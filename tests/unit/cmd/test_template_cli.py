@@ -102,7 +102,8 @@ def test_validate_prints_yaml_by_default(tree: Path, capsys: pytest.CaptureFixtu
     [
         ("heat_template_version: 2018-03-02\nresources: [\n", "error parsing template at line 3"),
         (
-            "heat_template_version: 2018-03-02\nresources:\n  a: {type: OS::Heat::None, depends_on: a}\n",
+            "heat_template_version: 2018-03-02\n"
+            "resources:\n  a: {type: OS::Heat::None, depends_on: a}\n",
             "Circular Dependency Found: a -> a",
         ),
         ("resources: {}\n", "Template format version not found"),
