@@ -20,7 +20,7 @@ from thermik.api.boundary import (
     StackUpdate,
     StackView,
 )
-from thermik.conf.settings import DeliverySettings, Settings, SwiftSettings
+from thermik.conf.settings import DeliverySettings, Settings, SwiftSettings, ZaqarSettings
 from thermik.delivery.base import DeliveryBackend
 from thermik.delivery.metadata_writer import DeliveryPolicy
 from thermik.orchestration import Orchestrator
@@ -43,12 +43,15 @@ class EngineUnderTest:
         policy: DeliveryPolicy | None = None,
         delivery: DeliverySettings | None = None,
         swift: SwiftSettings | None = None,
+        zaqar: ZaqarSettings | None = None,
     ) -> None:
         settings = Settings.embedded(root / "state")
         if delivery is not None:
             settings = dataclasses.replace(settings, delivery=delivery)
         if swift is not None:
             settings = dataclasses.replace(settings, swift=swift)
+        if zaqar is not None:
+            settings = dataclasses.replace(settings, zaqar=zaqar)
         self.engine: Engine = start_engine(settings, backend=backend, policy=policy)
         self.service: Orchestrator = orchestrator_for(self.engine, settings)
 
