@@ -56,6 +56,22 @@ def test_snapshot_keeps_each_resources_data(harness: Harness) -> None:
     assert resources["a"]["resource_id"] == live["a"].physical_resource_id
     assert resources["a"]["resource_data"] == {"value": "one"}
     assert resources["b"]["resource_data"] == {"value": live["a"].physical_resource_id}
+    assert set(stored.data["template"]["resources"]) == {"a", "b"}
+
+
+def test_restore_converges_back_to_the_snapshot_template(harness: Harness) -> None:
+    stack_id = harness.create(RESOURCES)
+    snapshot = harness.store.create_snapshot(stack_id, "tenant", "snap")
+    assert harness.run(stack_id, Action.SNAPSHOT, snapshot_id=snapshot.id) == "SNAPSHOT_COMPLETE"
+    changed = harness.template({**RESOURCES, "a": res("two"), "extra": res()})
+    assert harness.run(stack_id, Action.UPDATE, changed) == "UPDATE_COMPLETE"
+    data = harness.store.get_snapshot(snapshot.id).data
+    assert data is not None
+    back = harness.store.store_raw_template(data["template"], data["environment"], data["files"])
+    state = harness.run(stack_id, Action.RESTORE, back, snapshot_id=snapshot.id)
+    assert state == "RESTORE_COMPLETE", harness.reason(stack_id)
+    assert harness.value_of(stack_id, "a") == "one"
+    assert set(harness.live(stack_id)) == {"a", "b"}
 
 
 def test_abandon_forgets_the_resources_and_the_stack(harness: Harness) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from thermik.actors.stored import StoredResolution
@@ -21,7 +21,7 @@ from thermik.resources.context import StackIdentity
 from thermik.resources.plugin import ResourcePlugin
 from thermik.resources.registry import Registry
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
-from thermik.template.functions.base import walk_functions
+from thermik.template.functions.base import Function
 from thermik.template.functions.references import GetAttThenSelect
 
 #: A resource whose whole attribute set is referenced (``get_attr: [name]`` or a computed name).
@@ -52,7 +52,7 @@ def referenced_attributes(definition: StackDefinition) -> dict[str, frozenset[st
     readers = [[r.properties, r.metadata] for r in definition.resources.values()]
     # Outputs read attributes too (a deployment's declared outputs exist only by name).
     readers.append([output.value for output in definition.outputs.values()])
-    for fn in walk_functions(readers):
+    for fn in _functions(readers):
         if not isinstance(fn, GetAttThenSelect):
             continue
         args = fn.args if isinstance(fn.args, list) else []
@@ -64,6 +64,20 @@ def referenced_attributes(definition: StackDefinition) -> dict[str, frozenset[st
         else:
             found[fn.resource] = None
     return {name: None if attrs is None else frozenset(attrs) for name, attrs in found.items()}
+
+
+def _functions(value: Any) -> Iterator[Function]:
+    """Every function call in parsed template data, nested ones included."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, Function):
+            yield item
+            pending.append(item.args)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
 
 
 def plugin_class(

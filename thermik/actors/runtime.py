@@ -28,7 +28,7 @@ from thermik.actors.timers import TimerHandle, TimerService
 from thermik.conf.settings import EngineSettings
 from thermik.engine.messages import CancelStack, ConvergeRequest, SignalReceived, SignalRequest
 from thermik.engine.states import State
-from thermik.errors import NotFound, ResourceNotFound, ThermikError
+from thermik.errors import LeaseConflict, NotFound, ResourceNotFound, ThermikError
 from thermik.persistence.store import Store
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
@@ -224,9 +224,7 @@ class EngineRuntime:
         try:
             services.store.heartbeat(services.engine_id)
             for stack_id in services.stacks.live():
-                services.store.renew_lease(
-                    stack_id, services.engine_id, float(services.settings.lease_seconds)
-                )
+                self._renew(stack_id)
             recovery.resume_incomplete(services)
         except NotFound:
             LOG.error("engine %s was deregistered while running", services.engine_id)
@@ -235,6 +233,16 @@ class EngineRuntime:
         finally:
             if not self._stopped:
                 self._schedule_heartbeat()
+
+    def _renew(self, stack_id: str) -> None:
+        services = self._services
+        seconds = float(services.settings.lease_seconds)
+        try:
+            services.store.renew_lease(stack_id, services.engine_id, seconds)
+        except LeaseConflict:
+            # A stack actor that has not taken its lease yet (it is still planning), or one
+            # that lost it: its own writes are fenced by the traversal id either way.
+            LOG.debug("stack %s: no lease to renew", stack_id)
 
     def stop(self) -> None:
         """Stop every actor, the timers and the executors; deregister. Idempotent."""

@@ -199,7 +199,8 @@ def snapshot_failed(store: Store, stack: Stack, reason: str) -> None:
 
 
 def snapshot_data(store: Store, stack: Stack) -> dict[str, Any]:
-    """What a snapshot keeps of each resource: its physical id, state and private data."""
+    """What a snapshot keeps: the template, environment and files (a restore converges back to
+    them) and each resource's physical id, state and private data."""
     resources: dict[str, Any] = {}
     for name, row in current_versions(
         store.list_resources(stack.id), stack.raw_template_id
@@ -213,12 +214,15 @@ def snapshot_data(store: Store, stack: Stack) -> dict[str, Any]:
             "resource_data": store.get_resource_data(row.id),
             "metadata": dict(row.metadata),
         }
+    raw = store.get_raw_template(stack.raw_template_id)
     return {
         "id": stack.id,
         "name": stack.name,
         "action": Action.SNAPSHOT.value,
         "status": Status.COMPLETE.value,
-        "template_id": stack.raw_template_id,
+        "template": dict(raw.template),
+        "environment": dict(raw.environment),
+        "files": dict(raw.files),
         "resources": resources,
     }
 

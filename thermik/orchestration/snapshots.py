@@ -18,6 +18,8 @@ from thermik.orchestration.base import Base
 from thermik.orchestration.views import snapshot_view
 from thermik.persistence.software_values import Snapshot
 from thermik.persistence.values import Stack
+from thermik.template import Template
+from thermik.template.parameters import parse_schemas
 
 
 class SnapshotOperations(Base):
@@ -104,6 +106,10 @@ class SnapshotOperations(Base):
         template = data.get("template")
         if not isinstance(template, dict):
             return None
+        schemas = parse_schemas(Template.from_document(template))
         return self.store.store_raw_template(
-            template, dict(data.get("environment") or {}), dict(data.get("files") or {})
+            template,
+            dict(data.get("environment") or {}),
+            dict(data.get("files") or {}),
+            [name for name, schema in schemas.items() if schema.hidden],
         )

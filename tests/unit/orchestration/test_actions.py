@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.orchestration.conftest import CTX, create, settle
-from thermik.api.boundary import ListQuery, ResourceQuery, StackAction, StackRequest
+from tests.unit.orchestration.conftest import CTX, TEMPLATE, create, settle
+from thermik.api.boundary import (
+    ListQuery,
+    ResourceQuery,
+    StackAction,
+    StackRequest,
+    StackUpdate,
+)
 from thermik.errors import NotFound
 from thermik.orchestration import Orchestrator
 
@@ -39,6 +45,22 @@ def test_snapshots(service: Orchestrator) -> None:
         service.show_snapshot(CTX, stack, taken.id)
     with pytest.raises(NotFound):
         service.restore_snapshot(CTX, stack, taken.id)
+
+
+def test_restore_goes_back_to_the_snapshot(service: Orchestrator) -> None:
+    stack = create(service)
+    taken = service.create_snapshot(CTX, stack, None)
+    settle(service, stack)
+    assert service.show_snapshot(CTX, stack, taken.id).status == "COMPLETE"
+    service.update_stack(
+        CTX, stack, StackUpdate(StackRequest(template=TEMPLATE, parameters={"word": "bye"}))
+    )
+    settle(service, stack)
+    service.restore_snapshot(CTX, stack, taken.id)
+    view = settle(service, stack)
+    assert (view.action, view.status) == ("RESTORE", "COMPLETE"), view.status_reason
+    assert {o.key: o.value for o in view.outputs or ()}["echo"] == "hello"
+    assert view.parameters["secret"] == "s3cret"
 
 
 def test_abandon_then_adopt_keeps_the_resources(service: Orchestrator) -> None:

@@ -14,7 +14,7 @@ when resolved.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from thermik.errors import FunctionError, PathElement, ThermikError
@@ -262,16 +262,3 @@ def to_data(value: Any) -> Any:
     if isinstance(value, list):
         return [to_data(v) for v in value]
     return value
-
-
-def walk_functions(value: Any) -> Iterator[Function]:
-    """Every function node in parsed ``value``, outermost first."""
-    if isinstance(value, Function):
-        yield value
-        yield from walk_functions(value.args)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from walk_functions(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from walk_functions(v)

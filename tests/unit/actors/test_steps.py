@@ -1,0 +1,65 @@
+"""Executor steps call a real plugin once per step and say what comes next."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.unit.resources.harness import Context
+from thermik.actors import steps
+from thermik.errors import PluginError
+from thermik.resources import Progress, Props, ResourcePlugin
+from thermik.resources.plugin import Operation
+from thermik.resources.test_resource import TestResource
+
+
+def call(operation: Operation, attributes: list[str] | None = None, **props: Any) -> steps.Call:
+    values = TestResource.check_properties(props)
+    return steps.Call(TestResource(), Context(), values, operation, attributes)  # type: ignore[arg-type]
+
+
+def test_an_instant_create_completes_in_one_step_with_its_attributes() -> None:
+    done = steps.start(call(Operation.CREATE, ["output"], value="hello"))
+    assert isinstance(done, steps.Completed)
+    assert done.attributes == {"output": "hello"}
+    assert done.reference_id is not None
+    assert done.reference_id.startswith("teststack-r-")
+
+
+def test_a_slow_action_asks_to_be_polled_after_the_plugins_hint() -> None:
+    waiting = call(Operation.CREATE, wait_secs=5)
+    pending = steps.start(waiting)
+    assert isinstance(pending, steps.Pending)
+    assert pending.poll_after == 5
+    waiting.ctx.clock.advance(5)  # type: ignore[attr-defined]
+    assert isinstance(steps.poll(waiting, pending.progress), steps.Completed)
+
+
+def test_plan_decides_between_no_change_in_place_and_replacement() -> None:
+    same = call(Operation.UPDATE, ["output"], value="a")
+    assert isinstance(steps.plan(same, same.props), steps.Completed)
+    changed = call(Operation.UPDATE, value="b")
+    assert steps.plan(changed, same.props) == steps.Planned(frozenset({"value"}))
+    replaced = call(Operation.UPDATE, value="b", update_replace=True)
+    old = {**replaced.props, "value": "a"}
+    assert isinstance(steps.plan(replaced, old), steps.Replace)
+
+
+def test_a_plugin_failure_is_raised_to_the_caller() -> None:
+    with pytest.raises(PluginError, match="Test Resource failed r"):
+        steps.start(call(Operation.CREATE, fail=True))
+
+
+class Confused(ResourcePlugin):
+    def create(self, ctx: Any, props: Props) -> Progress | None:
+        return None
+
+    def check_create_complete(self, ctx: Any, props: Props, progress: Progress | None) -> Any:
+        return "maybe"
+
+
+def test_a_check_that_answers_nonsense_fails_clearly() -> None:
+    confused = steps.Call(Confused(), Context(), {}, Operation.CREATE)  # type: ignore[arg-type]
+    with pytest.raises(PluginError, match="check of CREATE returned 'maybe'"):
+        steps.start(confused)

@@ -1,0 +1,88 @@
+"""Actor tables: actors start on demand, and retire only with an empty inbox."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pykka
+import pytest
+
+from thermik.actors.table import ActorTable, PooledActor
+
+
+class Echo(PooledActor):
+    """Answers asks with what it got; retires when told to."""
+
+    def __init__(self, threads: concurrent.futures.ThreadPoolExecutor, table: Any, key: str):
+        super().__init__(threads)
+        self.table = table
+        self.key = key
+
+    def on_receive(self, message: Any) -> Any:
+        if message == "retire":
+            return self.table.retire(self.key, self)
+        if message == "retire when mail is waiting":
+            deadline = time.monotonic() + 5
+            while self.actor_inbox.empty() and time.monotonic() < deadline:
+                time.sleep(0.001)
+            return self.table.retire(self.key, self)
+        return (self.key, message, threading.current_thread().name)
+
+
+@pytest.fixture
+def threads() -> Iterator[concurrent.futures.ThreadPoolExecutor]:
+    pool = concurrent.futures.ThreadPoolExecutor(8, thread_name_prefix="pooled")
+    yield pool
+    pykka.ActorRegistry.stop_all()
+    pool.shutdown(wait=True)
+
+
+def test_actors_start_on_demand_on_pooled_threads(
+    threads: concurrent.futures.ThreadPoolExecutor,
+) -> None:
+    started: list[str] = []
+    table: ActorTable[str] = ActorTable(
+        lambda key: (started.append(key), Echo.start(threads, table, key))[1]
+    )
+    assert table.tell_existing("a", "lost") is False
+    key, message, thread = table.ask("a", "hi").get(timeout=5)
+    assert (key, message) == ("a", "hi")
+    assert thread.startswith("pooled")
+    table.ask("a", "again").get(timeout=5)
+    assert started == ["a"]
+    assert "a" in table
+    assert table.live() == ["a"]
+
+
+def test_an_idle_actor_retires_and_a_new_one_starts_later(
+    threads: concurrent.futures.ThreadPoolExecutor,
+) -> None:
+    table: ActorTable[str] = ActorTable(lambda key: Echo.start(threads, table, key))
+    assert table.ask("a", "retire").get(timeout=5) is True
+    assert "a" not in table
+    assert table.ask("a", "hi").get(timeout=5)[1] == "hi"
+
+
+def test_an_actor_with_mail_waiting_does_not_retire(
+    threads: concurrent.futures.ThreadPoolExecutor,
+) -> None:
+    table: ActorTable[str] = ActorTable(lambda key: Echo.start(threads, table, key))
+    first = table.ask("a", "retire when mail is waiting")
+    second = table.ask("a", "still here")
+    assert first.get(timeout=5) is False
+    assert second.get(timeout=5)[1] == "still here"
+    assert "a" in table
+
+
+def test_a_closed_table_starts_nothing(threads: concurrent.futures.ThreadPoolExecutor) -> None:
+    table: ActorTable[str] = ActorTable(lambda key: Echo.start(threads, table, key))
+    table.tell("a", "hi")
+    live = table.close()
+    assert len(live) == 1
+    assert len(table) == 0
+    with pytest.raises(pykka.ActorDeadError):
+        table.tell("b", "hi")
