@@ -34,6 +34,7 @@ from thermik.api.boundary import OrchestrationService
 from thermik.api.wsgi_server import ThreadingWSGIServer, make_server
 from thermik.conf import opts
 from thermik.conf.settings import Settings
+from thermik.delivery.loopback import Handler, wsgi_app
 
 LOG = logging.getLogger("thermik.api")
 #: How often the serving loop looks whether it was asked to stop.
@@ -54,23 +55,34 @@ class ClosableService(OrchestrationService, Protocol):
     """The orchestration service as the composition root hands it out: closed at exit."""
 
     def close(self) -> None:
-        """Stop the engine's runtime and release the database."""
+        """Stop the engine (runtime and delivery) and release the database."""
 
 
-def build_service(settings: Settings) -> ClosableService:
-    """The engine-backed orchestration service (started; the caller closes it)."""
-    # COMPOSITION HOOK: imported here, on use, so that tests of the API layer run without
-    # the engine.
+def build_service(settings: Settings) -> tuple[ClosableService, Handler | None]:
+    """The engine-backed orchestration service (started; the caller closes it) and the
+    builtin delivery's URL handler (None when the configured backend serves agents elsewhere).
+    """
+    # COMPOSITION HOOK: thermik.service.build_api_service(settings) is imported here, on use,
+    # so that tests of the API layer run without the engine.
     composition_root = importlib.import_module("thermik.service")
-    service: ClosableService = composition_root.build_orchestration_service(settings)
-    return service
+    service: ClosableService
+    delivery: Handler | None
+    service, delivery = composition_root.build_api_service(settings)
+    return service, delivery
 
 
-def build_wsgi_app(conf: cfg.ConfigOpts, service: OrchestrationService) -> WsgiApp:
-    """The API application over ``service``, authenticated as ``conf`` says."""
+def build_wsgi_app(
+    conf: cfg.ConfigOpts, service: OrchestrationService, delivery: Handler | None = None
+) -> WsgiApp:
+    """The API application over ``service`` (mounting ``delivery`` under
+    ``/delivery/v1``), authenticated as ``conf`` says."""
     settings = Settings.from_conf(conf)
     return make_app(
-        service, settings.api, limits=settings.limits, keystone_conf={"oslo_config_config": conf}
+        service,
+        settings.api,
+        limits=settings.limits,
+        keystone_conf={"oslo_config_config": conf},
+        delivery=None if delivery is None else wsgi_app(delivery),
     )
 
 
@@ -106,12 +118,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         conf = load_conf(args.config_file)
         settings = Settings.from_conf(conf)
-        service = build_service(settings)
+        service, delivery = build_service(settings)
     except (errors.ThermikError, cfg.Error, OSError) as exc:
         print(f"thermik-api: {exc}", file=sys.stderr)
         return 1
     try:
-        app = build_wsgi_app(conf, service)
+        app = build_wsgi_app(conf, service, delivery)
         host = args.bind_host or settings.api.bind_host
         port = settings.api.bind_port if args.bind_port is None else args.bind_port
         server = make_server(app, host, port)
@@ -134,10 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _uwsgi_app() -> WsgiApp:
     files = [f for f in os.environ.get("THERMIK_CONFIG_FILE", "").split(":") if f]
     conf = load_conf(files)
-    service = build_service(Settings.from_conf(conf))
+    service, delivery = build_service(Settings.from_conf(conf))
     # The WSGI server owns the process: close the service when the interpreter exits.
     atexit.register(service.close)
-    return build_wsgi_app(conf, service)
+    return build_wsgi_app(conf, service, delivery)
 
 
 def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:

@@ -3,8 +3,12 @@
 The demo runs on the embedded default (SQLite under the user's state directory, or under
 ``--state-dir``), follows the create live (events and a progress bar) and prints the stack with
 its outputs. A previous demo stack of the same name is deleted first, so the demo can run again.
-Its template (``thermik/demo/demo.yaml``) uses only types that need no cloud; the software
-deployment demo (``deployments.yaml``) needs metadata delivery, which comes later.
+
+With ``--agent COMMAND`` (what ``tools/demo.sh`` passes) it is the software deployment demo
+(``thermik/demo/deployments.yaml``): a DeployedServer and three script deployments over the
+builtin transport, with the real os-collect-config and heat-agents hooks as the server's agent
+(:mod:`thermik.cmd.demo_agent`). Without it, ``thermik/demo/demo.yaml`` shows convergence with
+types that need no agent.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from pathlib import Path
 
 from cliff.show import ShowOne
 
-from thermik.api.boundary import StackRequest
+from thermik.api.boundary import StackIdentity, StackRequest
+from thermik.cmd.demo_agent import DemoAgent
+from thermik.cmd.progress import OperationFailed
 from thermik.cmd.render import Row
 from thermik.cmd.session import template_size
 from thermik.cmd.stack import StackCommand
@@ -27,11 +33,14 @@ from thermik.template.loader import load_document
 
 DEMO_PACKAGE = "thermik.demo"
 DEMO_TEMPLATE = "demo.yaml"
+DEPLOYMENT_TEMPLATE = "deployments.yaml"
+#: The deployment demo fails (instead of waiting for an hour) when its agent does not answer.
+DEPLOYMENT_TIMEOUT_MINS = 5
 
 
-def demo_text() -> str:
-    """The demo template's text."""
-    return resources.files(DEMO_PACKAGE).joinpath(DEMO_TEMPLATE).read_text(encoding="utf-8")
+def demo_text(name: str = DEMO_TEMPLATE) -> str:
+    """A demo template's text."""
+    return resources.files(DEMO_PACKAGE).joinpath(name).read_text(encoding="utf-8")
 
 
 class Demo(StackCommand, ShowOne):
@@ -52,6 +61,13 @@ class Demo(StackCommand, ShowOne):
             metavar="<key=value>",
             help="Demo parameter (greeting, password_length, step_seconds); repeatable",
         )
+        parser.add_argument(
+            "--agent",
+            metavar="<command>",
+            help="Run the software deployment demo with this agent command (it gets the "
+            "server's metadata URL as last argument), e.g. "
+            "'tools/agent-run.sh --sandbox DIR --poll 2'",
+        )
         parser.add_argument("--poll", type=float, default=0.2, help=argparse.SUPPRESS)
         return parser
 
@@ -59,16 +75,34 @@ class Demo(StackCommand, ShowOne):
         if parsed_args.state_dir:
             self.thermik.use_settings(Settings.embedded(Path(parsed_args.state_dir)))
         self._remove_previous(parsed_args)
-        template = load_document(demo_text())
+        agent = parsed_args.agent
+        template = load_document(demo_text(DEPLOYMENT_TEMPLATE if agent else DEMO_TEMPLATE))
         request = StackRequest(
             name=parsed_args.name,
             template=template,
             parameters=parse_parameters(parsed_args.parameter) if parsed_args.parameter else {},
+            timeout_mins=DEPLOYMENT_TIMEOUT_MINS if agent else None,
         )
         stack = self.service.create_stack(self.context, request)
         sys.stderr.write(f"Creating stack {stack.name} ({stack.id})\n")
-        self.wait(stack, None, template_size(template), parsed_args)
+        if agent:
+            self._with_agent(agent, stack, template_size(template), parsed_args)
+        else:
+            self.wait(stack, None, template_size(template), parsed_args)
         return self.show(stack, outputs=True)
+
+    def _with_agent(
+        self, command: str, stack: StackIdentity, total: int, parsed_args: argparse.Namespace
+    ) -> None:
+        log = Path(self.thermik.settings().state_dir) / "demo-agent.log"
+        agent = DemoAgent(command, log, self.service, self.context, stack)
+        sys.stderr.write(f"The server's agent (os-collect-config) logs to {log}\n")
+        try:
+            with agent.running():
+                self.wait(stack, None, total, parsed_args)
+        except OperationFailed:
+            sys.stderr.write(f"See the agent's log: {log}\n")
+            raise
 
     def _remove_previous(self, parsed_args: argparse.Namespace) -> None:
         try:
