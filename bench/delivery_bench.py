@@ -5,10 +5,15 @@ By default runs Thermik's per-server metadata writer against the fake Swift on a
 few milliseconds), many seeded rounds per N; times are simulated seconds from the first
 arrival. ``--actor`` instead runs the real ServerMetadataActor (pykka, an executor, timers) in
 real time against the fake Swift, or with ``--swift`` against the Swift named by
-THERMIK_SWIFT_AUTH_URL / THERMIK_SWIFT_USER / THERMIK_SWIFT_KEY (tempauth). Usage::
+THERMIK_SWIFT_AUTH_URL / THERMIK_SWIFT_USER / THERMIK_SWIFT_KEY (tempauth). ``--engine`` runs
+N deployments to one server through the whole engine (a stack created on an embedded engine,
+a stand-in agent signalling) with the builtin backend, the fake Swift and, with ``--swift``,
+the real one. When those THERMIK_SWIFT_* variables are set, the simulated run is followed by
+real-time rounds on the real Swift. Usage::
 
     python bench/delivery_bench.py [--rounds 200] [--skew 2.0] [--engines 1] [--spread 0.005]
     python bench/delivery_bench.py --actor [--swift] [--rounds 5] [--skew 0.5]
+    python bench/delivery_bench.py --engine [--swift] [--rounds 3] [--sizes 20 100]
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import pykka
+from deployment_engine import engine_round
 
 from thermik.conf.settings import SwiftSettings
 from thermik.delivery import document
@@ -81,21 +87,36 @@ def simulated(args: argparse.Namespace) -> None:
         print(row(n, results, time.perf_counter() - started))
 
 
+SWIFT_ENV = ("THERMIK_SWIFT_AUTH_URL", "THERMIK_SWIFT_USER", "THERMIK_SWIFT_KEY")
+
+
+def swift_present() -> bool:
+    """Whether the environment names a real Swift."""
+    return all(os.environ.get(name) for name in SWIFT_ENV)
+
+
+def swift_settings() -> SwiftSettings:
+    return SwiftSettings(
+        auth_url=os.environ["THERMIK_SWIFT_AUTH_URL"],
+        auth_version=os.environ.get("THERMIK_SWIFT_AUTH_VERSION", "1"),
+        username=os.environ["THERMIK_SWIFT_USER"],
+        password=os.environ["THERMIK_SWIFT_KEY"],
+        container_prefix=f"thermik-bench-{uuid.uuid4().hex[:8]}",
+    )
+
+
+def fake_swift(skew: float, round_no: int, *, serve: bool = False) -> FakeSwiftBackend:
+    """The fake Swift with three proxies whose clocks are within +-``skew`` seconds."""
+    rng = random.Random(round_no)
+    offsets = tuple(rng.uniform(-skew, skew) for _ in range(3))
+    knobs = dataclasses.replace(NETWORK, proxy_offsets=offsets)
+    return FakeSwiftBackend(FakeSwiftCluster(knobs, seed=round_no), serve=serve)
+
+
 def make_backend(args: argparse.Namespace, round_no: int) -> DeliveryBackend:
     if args.swift:
-        return SwiftBackend(
-            SwiftSettings(
-                auth_url=os.environ["THERMIK_SWIFT_AUTH_URL"],
-                auth_version=os.environ.get("THERMIK_SWIFT_AUTH_VERSION", "1"),
-                username=os.environ["THERMIK_SWIFT_USER"],
-                password=os.environ["THERMIK_SWIFT_KEY"],
-                container_prefix=f"thermik-bench-{uuid.uuid4().hex[:8]}",
-            )
-        )
-    rng = random.Random(round_no)
-    offsets = tuple(rng.uniform(-args.skew, args.skew) for _ in range(3))
-    knobs = dataclasses.replace(NETWORK, proxy_offsets=offsets)
-    return FakeSwiftBackend(FakeSwiftCluster(knobs, seed=round_no))
+        return SwiftBackend(swift_settings())
+    return fake_swift(args.skew, round_no)
 
 
 def actor_round(args: argparse.Namespace, n: int, round_no: int, pool: ThreadPoolExecutor) -> str:
@@ -147,6 +168,24 @@ def real_time(args: argparse.Namespace) -> None:
     pykka.ActorRegistry.stop_all()
 
 
+def whole_engine(args: argparse.Namespace) -> None:
+    kinds = ["builtin", "fakeswift", *(["swift"] if args.swift else [])]
+    print(f"whole engine, one DeployedServer and N deployments, {args.rounds} rounds per N")
+    print("  backend |     N | CREATE_COMPLETE s | metadata writes | lost | state")
+    for kind in kinds:
+        for n in args.sizes:
+            for round_no in range(args.rounds):
+                backend: DeliveryBackend | None = None
+                if kind == "fakeswift":
+                    backend = fake_swift(args.skew, round_no, serve=True)
+                swift = swift_settings() if kind == "swift" else None
+                found = engine_round(n, backend=backend, swift=swift)
+                print(
+                    f"{kind:>9} | {n:>5} | {found.seconds:17.3f} | {found.writes:15d}"
+                    f" | {found.lost:4d} | {found.status}"
+                )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
@@ -155,12 +194,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--spread", type=float, default=0.005)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 50, 200])
     parser.add_argument("--actor", action="store_true", help="real actor, real time")
-    parser.add_argument("--swift", action="store_true", help="with --actor: a real Swift")
+    parser.add_argument("--engine", action="store_true", help="through the whole engine")
+    parser.add_argument(
+        "--swift", action="store_true", help="with --actor or --engine: a real Swift"
+    )
     args = parser.parse_args(argv)
-    if args.actor:
+    if args.engine:
+        whole_engine(args)
+    elif args.actor:
         real_time(args)
     else:
         simulated(args)
+        if swift_present():
+            print()
+            real_args = dict(vars(args), swift=True, rounds=min(args.rounds, 3))
+            real_args["sizes"] = [n for n in args.sizes if n <= 50] or [10]
+            real_time(argparse.Namespace(**real_args))
 
 
 if __name__ == "__main__":

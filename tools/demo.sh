@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
-# Set up .venv and run the demo on the embedded default (SQLite, in-process engine).
+# Set up .venv and the server agent, then run the software deployment demo on the embedded
+# default (SQLite, in-process engine): a DeployedServer and three script deployments, delivered
+# over the builtin transport to the real os-collect-config + heat-agents hooks, which
+# tools/agent-setup.sh installs into .venv-agent and lays out in a sandbox under .state/.
+# Arguments go to `thermik demo` (e.g. --parameter greeting=Hi, -f json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/bootstrap.sh
-exec .venv/bin/thermik demo "$@"
+sandbox="${THERMIK_STATE_DIR:-$PWD/.state}/demo-agent"
+tools/agent-setup.sh --sandbox "$sandbox"
+agent="$(printf '%q ' "$PWD/tools/agent-run.sh" --sandbox "$sandbox" --poll 2)"
+exec .venv/bin/thermik demo --agent "$agent" "$@"

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from thermik.actors.stored import current_versions
 from thermik.persistence.store import Store
 from thermik.resources.context import StackIdentity
+from thermik.resources.software_services import SoftwareDeploymentServices
 
 
 class SystemClock:
@@ -81,7 +82,7 @@ class StoredData:
 class StoreContext:
     """One resource version's context: identity, data, physical id, clock and randomness."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - one argument per fact of the version
         self,
         store: Store,
         stack: StackIdentity,
@@ -92,6 +93,7 @@ class StoreContext:
         *,
         rng: random.Random,
         never_created: bool = False,
+        software: SoftwareDeploymentServices | None = None,
     ) -> None:
         self._store = store
         self._stack = stack
@@ -101,6 +103,7 @@ class StoreContext:
         self._physical_id = physical_id
         self._data = StoredData(store, resource_id, known_empty=never_created)
         self._rng = rng
+        self._software = software
         #: Whether the plugin changed the physical id since the context was made.
         self.physical_id_changed = False
 
@@ -135,6 +138,11 @@ class StoreContext:
     @property
     def random(self) -> random.Random:
         return self._rng
+
+    @property
+    def software(self) -> SoftwareDeploymentServices | None:
+        """The engine's software deployment services (None when it has no delivery)."""
+        return self._software
 
     def peer_data(self, reference_id: str) -> Mapping[str, str] | None:
         """The data of the current version in this stack whose reference id is given."""

@@ -226,6 +226,7 @@ class NodeWork:
             row.physical_resource_id,
             rng=self.services.rng(row.id),
             never_created=never_created,
+            software=self.services.software,
         )
         attributes = None
         if self.check.node.is_update:
@@ -326,6 +327,15 @@ class NodeWork:
         elif what is Waiting.LOCK:
             self.waiting = Waiting.NOTHING
             self.begin()
+
+    def poll_now(self) -> None:
+        """What the plugin waits for may have happened (a signal arrived): poll at once."""
+        if self.waiting is not Waiting.POLL or self.call is None or self.cancelled:
+            return
+        if self.timer is not None:
+            self.timer.cancel()
+        call, progress = self.call, self.progress
+        self._submit(lambda: steps.poll(call, progress))
 
     def on_cancel(self, grace: float) -> None:
         """The stack cancelled this node: stop the plugin, with ``grace`` seconds to do so."""

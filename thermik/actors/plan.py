@@ -43,24 +43,26 @@ def load_definition(
 
 
 def referenced_attributes(definition: StackDefinition) -> dict[str, frozenset[str] | None]:
-    """For each resource, the attributes other resources' definitions read from it.
+    """For each resource, the attributes other resources' definitions and the outputs read.
 
     ``None`` (:data:`EVERY_ATTRIBUTE`) when the whole set may be read. Successors receive only
     these values in the join's node data; anything else is read from the store on demand.
     """
     found: dict[str, set[str] | None] = {}
-    for resource in definition.resources.values():
-        for fn in _functions([resource.properties, resource.metadata]):
-            if not isinstance(fn, GetAttThenSelect):
-                continue
-            args = fn.args if isinstance(fn.args, list) else []
-            held = found.setdefault(fn.resource, set())
-            if held is None:
-                continue
-            if len(args) >= 2 and isinstance(args[1], str):
-                held.add(args[1])
-            else:
-                found[fn.resource] = None
+    readers = [[r.properties, r.metadata] for r in definition.resources.values()]
+    # Outputs read attributes too (a deployment's declared outputs exist only by name).
+    readers.append([output.value for output in definition.outputs.values()])
+    for fn in _functions(readers):
+        if not isinstance(fn, GetAttThenSelect):
+            continue
+        args = fn.args if isinstance(fn.args, list) else []
+        held = found.setdefault(fn.resource, set())
+        if held is None:
+            continue
+        if len(args) >= 2 and isinstance(args[1], str):
+            held.add(args[1])
+        else:
+            found[fn.resource] = None
     return {name: None if attrs is None else frozenset(attrs) for name, attrs in found.items()}
 
 

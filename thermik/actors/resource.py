@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import itertools
 import sys
 from collections.abc import Callable
@@ -39,6 +40,11 @@ from thermik.engine.messages import (
     StepFinished,
 )
 from thermik.errors import Failure, PluginError
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Wake:
+    """Something the running action waits for may have happened: poll it now."""
 
 
 class ResourceActor(PooledActor):
@@ -84,6 +90,8 @@ class ResourceActor(PooledActor):
             self.work = None
         if self.signal is not None and self.signal.job == job:
             self.signal = None
+            if self.work is not None:
+                self.work.poll_now()
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -98,6 +106,8 @@ class ResourceActor(PooledActor):
             self._cancel(message)
         elif isinstance(message, SignalRequest):
             self.signals.append(message)
+        elif isinstance(message, Wake) and self.work is not None:
+            self.work.poll_now()
         self._advance()
 
     def _route(self, job: int, handle: Callable[[Any], None]) -> None:

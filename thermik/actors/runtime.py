@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from thermik.actors import recovery
-from thermik.actors.resource import ResourceActor
+from thermik.actors.resource import ResourceActor, Wake
 from thermik.actors.services import Services
 from thermik.actors.stack import StackActor
 from thermik.actors.stored import current_versions
@@ -31,6 +31,7 @@ from thermik.engine.states import State
 from thermik.errors import LeaseConflict, NotFound, ResourceNotFound, ThermikError
 from thermik.persistence.store import Store
 from thermik.resources.registry import Registry
+from thermik.resources.software_services import SoftwareDeploymentServices
 
 __all__ = ["ConvergeRequest", "EngineRuntime"]
 
@@ -64,6 +65,7 @@ class EngineRuntime:
         engine_id: str | None = None,
         delivery: object | None = None,
         seed: int | None = None,
+        software: SoftwareDeploymentServices | None = None,
     ) -> EngineRuntime:
         """Start an engine on ``store``; it resumes stacks left behind by dead engines.
 
@@ -74,6 +76,9 @@ class EngineRuntime:
             engine_id: this engine's id (a fresh one by default).
             delivery: the software deployment delivery backend (not used yet).
             seed: seeds every resource's random source (reproducible tests).
+            software: the software deployment services plugins get as ``ctx.software``
+                (:class:`thermik.deployments.DeploymentService`); without them software
+                config, deployment and server resources fail clearly.
         """
         services = Services(
             store=store,
@@ -88,6 +93,7 @@ class EngineRuntime:
                 max_workers=MAX_ACTOR_THREADS, thread_name_prefix="thermik-actor"
             ),
             seed=seed,
+            software=software,
         )
         services.stacks = ActorTable(lambda stack_id: StackActor.start(services, stack_id))
         services.resources = ActorTable(lambda version: ResourceActor.start(services, version))
@@ -160,6 +166,17 @@ class EngineRuntime:
         request = SignalRequest(SignalReceived(stack_id, resource_name, details), row.id, answer)
         self._services.resources.tell(row.id, request)
         answer.result(ANSWER_TIMEOUT)
+
+    def wake(self, stack_id: str, resource_name: str) -> None:
+        """Let a resource whose action waits for something external (a deployment's signal)
+        look again now instead of at its next poll; nothing happens if it waits for nothing."""
+        try:
+            rows = self._services.store.list_resources(stack_id)
+        except NotFound:
+            return
+        for row in rows:
+            if row.name == resource_name:
+                self._services.resources.tell_existing(row.id, Wake())
 
     def wait(self, stack_id: str, timeout: float) -> State:
         """Block until the stack's current traversal is over; the state it ended in.

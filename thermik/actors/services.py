@@ -17,6 +17,7 @@ from thermik.actors.timers import TimerService
 from thermik.conf.settings import EngineSettings
 from thermik.persistence.store import Store
 from thermik.resources.registry import Registry
+from thermik.resources.software_services import SoftwareDeploymentServices
 
 #: An engine whose heartbeat is older than this many intervals is presumed dead.
 MISSED_HEARTBEATS = 3
@@ -38,6 +39,7 @@ class Services:
         resources: live resource actors by version id.
         seed: seeds every resource's random source when set (tests).
         settled: told the id of a stack whose actor retired (its traversal is over).
+        software: the software deployment services plugins get as ``ctx.software``.
     """
 
     store: Store
@@ -52,6 +54,7 @@ class Services:
     seed: int | None = None
     #: Called (from the stack actor's thread) when a stack's actor retired.
     settled: Callable[[str], None] = lambda stack_id: None
+    software: SoftwareDeploymentServices | None = None
 
     def __post_init__(self) -> None:
         # One draw from the OS per engine: seeding each resource's generator from the OS

@@ -85,6 +85,7 @@ class SignalWork:
             row.resource_type,
             row.physical_resource_id,
             rng=self.services.rng(row.id),
+            software=self.services.software,
         )
         return steps.Call(plugin_cls(), ctx, props, Operation.CHECK)
 

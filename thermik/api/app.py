@@ -2,11 +2,14 @@
 
 Routes are declared by the collection modules of :mod:`thermik.api.v1` (each has ``routes()``);
 this module only assembles them with the error mapping, the body limit and authentication.
+The engine-served metadata delivery (the builtin backend's capability URLs under
+:data:`DELIVERY_PREFIX`) is mounted beside the API, without authentication: the signed URL is
+the credential.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -49,6 +52,25 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
 )
 
 
+#: Where the builtin delivery backend's metadata and signal URLs live.
+DELIVERY_PREFIX = "/delivery/v1/"
+
+
+class _WithDelivery:
+    """Send ``/delivery/v1/...`` to the delivery app, everything else to the API."""
+
+    def __init__(self, api: auth.WsgiApp, delivery: auth.WsgiApp) -> None:
+        self._api = api
+        self._delivery = delivery
+
+    def __call__(
+        self, environ: dict[str, Any], start_response: Callable[..., Any]
+    ) -> Iterable[bytes]:
+        if str(environ.get("PATH_INFO", "")).startswith(DELIVERY_PREFIX):
+            return self._delivery(environ, start_response)
+        return self._api(environ, start_response)
+
+
 class BodyLimit:
     """Falcon middleware: 413 for a declared body length over the limit, before reading it."""
 
@@ -87,12 +109,25 @@ def make_app(
     *,
     limits: LimitSettings,
     keystone_conf: Mapping[str, Any] | None = None,
+    delivery: auth.WsgiApp | None = None,
 ) -> auth.WsgiApp:
     """The API as a WSGI callable, authenticated as ``settings.auth_strategy`` says.
 
     ``keystone_conf`` configures keystonemiddleware's auth_token when the strategy is
     ``keystone`` (``{"oslo_config_config": conf}`` reads ``[keystone_authtoken]``).
+    ``delivery`` (the builtin backend's capability URLs) is served unauthenticated under
+    :data:`DELIVERY_PREFIX`.
     """
+    app = _authenticated(service, settings, limits, keystone_conf)
+    return app if delivery is None else _WithDelivery(app, delivery)
+
+
+def _authenticated(
+    service: OrchestrationService,
+    settings: ApiSettings,
+    limits: LimitSettings,
+    keystone_conf: Mapping[str, Any] | None,
+) -> auth.WsgiApp:
     if settings.auth_strategy == "noauth":
         return build_app(service, auth.NoAuthContext(settings.static_token), limits)
     if settings.auth_strategy == "keystone":

@@ -28,6 +28,7 @@ from thermik.api.boundary import OrchestrationService
 from thermik.api.wsgi_server import make_server
 from thermik.conf import opts
 from thermik.conf.settings import Settings
+from thermik.delivery.loopback import wsgi_app
 
 LOG = logging.getLogger("thermik.api")
 
@@ -45,13 +46,18 @@ def load_conf(config_files: Sequence[str]) -> cfg.ConfigOpts:
 def build_wsgi_app(conf: cfg.ConfigOpts) -> WsgiApp:
     """The API application wired to the orchestration service that ``conf`` describes."""
     settings = Settings.from_conf(conf)
-    # COMPOSITION HOOK: thermik.service.build_orchestration_service(settings) builds the
-    # engine-backed OrchestrationService. It is imported here, on use, so that tests of the
-    # API layer run without the engine.
+    # COMPOSITION HOOK: thermik.service.build_api_service(settings) builds the engine-backed
+    # OrchestrationService and the builtin delivery's URL handler. It is imported here, on
+    # use, so that tests of the API layer run without the engine.
     composition_root = importlib.import_module("thermik.service")
-    service: OrchestrationService = composition_root.build_orchestration_service(settings)
+    service: OrchestrationService
+    service, delivery = composition_root.build_api_service(settings)
     return make_app(
-        service, settings.api, limits=settings.limits, keystone_conf={"oslo_config_config": conf}
+        service,
+        settings.api,
+        limits=settings.limits,
+        keystone_conf={"oslo_config_config": conf},
+        delivery=None if delivery is None else wsgi_app(delivery),
     )
 
 

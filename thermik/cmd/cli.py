@@ -1,18 +1,42 @@
 """The ``thermik`` command: run templates locally on the embedded default.
 
 Sub-commands are cliff commands registered under the entry point group ``thermik.cli``, so
-each family (template, stack, resource, event, ...) lives in its own module.
+each family (template, stack, resource, event, ...) lives in its own module. Commands that
+need the engine ask the application for the orchestration service: it is built on first use
+from the configuration (``--config-file``, else SQLite under the user's state directory) with
+the engine running in this process, and closed when the command ends.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cliff.app import App
+from cliff.command import Command
 from cliff.commandmanager import CommandManager
 
 import thermik
+from thermik.conf import settings as config
+
+if TYPE_CHECKING:
+    from thermik.orchestration import Orchestrator
+
+#: Name of the console log handler (replaced when ``main`` runs again in one process).
+_CONSOLE = "thermik-cli-console"
+_LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO}
+
+
+class OneLineFormatter(logging.Formatter):
+    """One line per record: an exception's type and message, never its traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            message = f"{message}: {type(error).__name__}: {error}"
+        return " ".join(message.split("\n", 1)[0].split()) if message else message
 
 
 class ThermikApp(App):
@@ -25,6 +49,8 @@ class ThermikApp(App):
             command_manager=CommandManager("thermik.cli"),
             deferred_help=True,
         )
+        self._service: Orchestrator | None = None
+        self._settings: config.Settings | None = None
 
     def build_option_parser(
         self, description: str | None, version: str | None, argparse_kwargs: Any = None
@@ -37,7 +63,51 @@ class ThermikApp(App):
             default=[],
             help="oslo.config file (repeatable). Without one, the embedded default is used.",
         )
+        parser.add_argument(
+            "--project",
+            default="local",
+            help="Project (tenant) the stacks belong to (default: local).",
+        )
         return parser
+
+    def configure_logging(self) -> None:
+        """Warnings and errors on stderr (``-v`` for more); one handler however often run."""
+        root = logging.getLogger()
+        for handler in [h for h in root.handlers if h.get_name() == _CONSOLE]:
+            root.removeHandler(handler)
+        level = _LEVELS.get(self.options.verbose_level, logging.DEBUG)
+        console = logging.StreamHandler(self.stderr)
+        console.set_name(_CONSOLE)
+        console.setLevel(level)
+        debug = self.options.debug or self.options.verbose_level > 2
+        formatter = logging.Formatter if debug else OneLineFormatter
+        console.setFormatter(formatter(self.CONSOLE_MESSAGE_FORMAT))
+        root.addHandler(console)
+        root.setLevel(level)
+
+    def settings(self) -> config.Settings:
+        """The configuration this run uses (read once)."""
+        if self._settings is None:
+            self._settings = config.load([], config_files=self.options.config_file)
+        return self._settings
+
+    def use_settings(self, settings: config.Settings) -> None:
+        """Run with ``settings`` instead of the configuration (before the service starts)."""
+        self._settings = settings
+
+    def service(self) -> Orchestrator:
+        """The orchestration service with the engine running in this process (built once)."""
+        if self._service is None:
+            from thermik.service import build_orchestration_service  # noqa: PLC0415 - slow
+
+            self._service = build_orchestration_service(self.settings())
+        return self._service
+
+    def clean_up(self, cmd: Command, result: int, err: BaseException | None) -> None:
+        """Stop the engine cleanly: what it recorded stays, a later command resumes it."""
+        service, self._service = self._service, None
+        if service is not None:
+            service.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,14 @@
-"""``thermik demo``: validate the demo template shipped with Thermik and show its graph.
+"""``thermik demo``: create the demo stack with the engine in this process and show its outputs.
 
-(For now; running the demo stack on the embedded engine comes with the engine.)
+The demo runs on the embedded default (SQLite under the user's state directory, or under
+``--state-dir``), follows the create live (events and a progress bar) and prints the stack with
+its outputs. A previous demo stack of the same name is deleted first, so the demo can run again.
+
+With ``--agent COMMAND`` (what ``tools/demo.sh`` passes) it is the software deployment demo
+(``thermik/demo/deployments.yaml``): a DeployedServer and three script deployments over the
+builtin transport, with the real os-collect-config and heat-agents hooks as the server's agent
+(:mod:`thermik.cmd.demo_agent`). Without it, ``thermik/demo/demo.yaml`` shows convergence with
+types that need no agent.
 """
 
 from __future__ import annotations
@@ -8,46 +16,101 @@ from __future__ import annotations
 import argparse
 import sys
 from importlib import resources
+from pathlib import Path
 
-from cliff.command import Command
+from cliff.show import ShowOne
 
-from thermik.cmd.template import report
-from thermik.errors import ThermikError
-from thermik.template import Identity, StackDefinition, Template, build_stack
+from thermik.api.boundary import StackIdentity, StackRequest
+from thermik.cmd.demo_agent import DemoAgent
+from thermik.cmd.progress import OperationFailed
+from thermik.cmd.render import Row
+from thermik.cmd.session import template_size
+from thermik.cmd.stack import StackCommand
+from thermik.cmd.template_files import parse_parameters
+from thermik.conf.settings import Settings
+from thermik.errors import StackNotFound
+from thermik.template.loader import load_document
 
 DEMO_PACKAGE = "thermik.demo"
 DEMO_TEMPLATE = "demo.yaml"
+DEPLOYMENT_TEMPLATE = "deployments.yaml"
+#: The deployment demo fails (instead of waiting for an hour) when its agent does not answer.
+DEPLOYMENT_TIMEOUT_MINS = 5
 
 
-def demo_text() -> str:
-    """The demo template's text."""
-    return resources.files(DEMO_PACKAGE).joinpath(DEMO_TEMPLATE).read_text(encoding="utf-8")
+def demo_text(name: str = DEMO_TEMPLATE) -> str:
+    """A demo template's text."""
+    return resources.files(DEMO_PACKAGE).joinpath(name).read_text(encoding="utf-8")
 
 
-def describe(stack: StackDefinition) -> str:
-    """The stack's resources in creation order with what each requires."""
-    lines = [f"Template: {DEMO_TEMPLATE} ({stack.template.version.label})", "Resources:"]
-    requires = stack.dependencies()
-    for name in stack.creation_order():
-        deps = ", ".join(sorted(requires[name])) or "-"
-        lines.append(f"  {name} ({stack.resources[name].type}) <- {deps}")
-    lines.append("Outputs: " + ", ".join(stack.outputs))
-    return "\n".join(lines) + "\n"
-
-
-class Demo(Command):
-    """Validate the bundled demo template and print its dependency graph."""
+class Demo(StackCommand, ShowOne):
+    """Create the demo stack on the embedded engine, with live progress, and show its outputs."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = super().get_parser(prog_name)
-        parser.add_argument("--name", default="demo", help="Stack name")
+        parser.add_argument("--name", default="demo", help="Stack name (default: demo)")
+        parser.add_argument(
+            "--state-dir",
+            metavar="<dir>",
+            help="Keep the demo's database here instead of the user's state directory",
+        )
+        parser.add_argument(
+            "--parameter",
+            action="append",
+            default=[],
+            metavar="<key=value>",
+            help="Demo parameter (greeting, password_length, step_seconds); repeatable",
+        )
+        parser.add_argument(
+            "--agent",
+            metavar="<command>",
+            help="Run the software deployment demo with this agent command (it gets the "
+            "server's metadata URL as last argument), e.g. "
+            "'tools/agent-run.sh --sandbox DIR --poll 2'",
+        )
+        parser.add_argument("--poll", type=float, default=0.2, help=argparse.SUPPRESS)
         return parser
 
-    def take_action(self, parsed_args: argparse.Namespace) -> int:
+    def take_action(self, parsed_args: argparse.Namespace) -> Row:
+        if parsed_args.state_dir:
+            self.thermik.use_settings(Settings.embedded(Path(parsed_args.state_dir)))
+        self._remove_previous(parsed_args)
+        agent = parsed_args.agent
+        template = load_document(demo_text(DEPLOYMENT_TEMPLATE if agent else DEMO_TEMPLATE))
+        request = StackRequest(
+            name=parsed_args.name,
+            template=template,
+            parameters=parse_parameters(parsed_args.parameter) if parsed_args.parameter else {},
+            timeout_mins=DEPLOYMENT_TIMEOUT_MINS if agent else None,
+        )
+        stack = self.service.create_stack(self.context, request)
+        sys.stderr.write(f"Creating stack {stack.name} ({stack.id})\n")
+        if agent:
+            self._with_agent(agent, stack, template_size(template), parsed_args)
+        else:
+            self.wait(stack, None, template_size(template), parsed_args)
+        return self.show(stack, outputs=True)
+
+    def _with_agent(
+        self, command: str, stack: StackIdentity, total: int, parsed_args: argparse.Namespace
+    ) -> None:
+        log = Path(self.thermik.settings().state_dir) / "demo-agent.log"
+        agent = DemoAgent(command, log, self.service, self.context, stack)
+        sys.stderr.write(f"The server's agent (os-collect-config) logs to {log}\n")
         try:
-            template = Template.load(demo_text())
-            stack = build_stack(template, None, {}, Identity(stack_name=parsed_args.name))
-        except ThermikError as exc:
-            return report(exc)
-        sys.stdout.write(describe(stack))
-        return 0
+            with agent.running():
+                self.wait(stack, None, total, parsed_args)
+        except OperationFailed:
+            sys.stderr.write(f"See the agent's log: {log}\n")
+            raise
+
+    def _remove_previous(self, parsed_args: argparse.Namespace) -> None:
+        try:
+            stack = self.stack(parsed_args.name)
+        except StackNotFound:
+            return
+        sys.stderr.write(f"Deleting the previous demo stack {stack.name} ({stack.id})\n")
+        marker = self.newest_event(stack)
+        total = self.resource_count(stack)
+        self.service.delete_stack(self.context, stack)
+        self.wait(stack, marker, total, parsed_args)

@@ -187,6 +187,10 @@ class DeliveryBackend(abc.ABC):
 
     #: The registered name, also stored in every endpoint this backend hands out.
     name: str = ""
+    #: Heat's ``software_config_transport`` the endpoints of :meth:`provision` implement.
+    config_transport: str = "POLL_TEMP_URL"
+    #: Heat's ``signal_transport`` the endpoints of :meth:`provision_signal` implement.
+    signal_transport: str = "TEMP_URL_SIGNAL"
 
     @classmethod
     @abc.abstractmethod

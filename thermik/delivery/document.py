@@ -24,7 +24,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from thermik.errors import InvalidSignal, PropertyError
+from thermik.errors import InvalidInput, InvalidSignal, PropertyError
 
 GENERATION_KEY = "thermik-generation"
 """Top-level document key holding the server's metadata generation."""
@@ -266,21 +266,51 @@ def derive_inputs(source: SourceConfig, facts: DeploymentFacts) -> tuple[InputVa
     return (*declared, *extra, *_standard_inputs(facts))
 
 
+def substitute_inputs(config: Any, inputs: Mapping[str, Any], input_key: str, strict: bool) -> Any:
+    """A structured config with every ``{input_key: name}`` map replaced by that input's value.
+
+    Raises:
+        InvalidInput: ``strict`` and a referenced input has no value.
+    """
+    if isinstance(config, Mapping):
+        if len(config) == 1:
+            key, name = next(iter(config.items()))
+            if key == input_key and isinstance(name, str):
+                if strict and name not in inputs:
+                    raise InvalidInput(f"The Parameter ({name}) was not provided.")
+                return inputs.get(name)
+        return {k: substitute_inputs(v, inputs, input_key, strict) for k, v in config.items()}
+    if isinstance(config, list):
+        return [substitute_inputs(v, inputs, input_key, strict) for v in config]
+    return config
+
+
 def derive_config(
     source: SourceConfig,
     facts: DeploymentFacts,
     *,
     config_id: str,
     created_at: datetime.datetime,
+    input_key: str | None = None,
+    strict: bool = False,
 ) -> DerivedConfig:
-    """The derived config of one deployment action; ``config_id`` must be new every action."""
+    """The derived config of one deployment action; ``config_id`` must be new every action.
+
+    With ``input_key`` (structured deployments) the config's ``{input_key: name}`` maps are
+    replaced by the values of the derived inputs (see :func:`substitute_inputs`).
+    """
+    inputs = derive_inputs(source, facts)
+    config = source.config if source.config is not None else ""
+    if input_key is not None:
+        values = {i.decl.name: i.value for i in inputs}
+        config = substitute_inputs(config, values, input_key, strict)
     return DerivedConfig(
         id=config_id,
         name=facts.name or source.name or facts.physical_name,
         group=source.group or UNGROUPED,
         creation_time=created_at,
-        config=source.config if source.config is not None else "",
-        inputs=derive_inputs(source, facts),
+        config=config,
+        inputs=inputs,
         outputs=source.outputs,
         options=dict(source.options or {}),
     )

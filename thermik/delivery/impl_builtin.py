@@ -20,11 +20,13 @@ import hashlib
 import hmac
 import itertools
 import json
+import logging
 import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, Self
+from urllib.parse import urlsplit
 
 from thermik.conf.settings import Settings
 from thermik.delivery import signing
@@ -47,6 +49,7 @@ from thermik.errors import (
     ThermikError,
 )
 
+LOG = logging.getLogger(__name__)
 PREFIX = "/delivery/v1"
 METADATA, SIGNAL = "metadata", "signal"
 
@@ -122,6 +125,7 @@ class BuiltinBackend(DeliveryBackend):
         self._seen: dict[str, int] = {}
         self._lock = threading.Lock()
         self._server: LoopbackServer | None = None
+        self._listeners: list[Callable[[SignalEndpoint], None]] = []
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Self:
@@ -221,8 +225,25 @@ class BuiltinBackend(DeliveryBackend):
                 )
             decode_signal(request.body, self._max_signal_size)
             self.store.put_object(request.path, request.body)
-            return HttpResponse(201)
+            self._signalled(request.path)
+            return HttpResponse(201, {"Content-Type": "text/plain; charset=UTF-8"})
         raise InvalidRequest(f"{request.method} is not allowed on {kind} URLs")
+
+    def add_signal_listener(self, listener: Callable[[SignalEndpoint], None]) -> None:
+        """Call ``listener`` with the endpoint (backend, transport and locator filled, the rest
+        blank) after every signal stored: the engine learns of signals without polling."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def _signalled(self, path: str) -> None:
+        endpoint = SignalEndpoint(self.name, "", "TEMP_URL_SIGNAL", {}, {"path": path})
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(endpoint)
+            except Exception:  # a listener's failure must not lose the stored signal
+                LOG.exception("signal listener failed for %s", path)
 
     def serve(self, request: HttpRequest) -> HttpResponse:
         """:meth:`handle` with errors rendered as HTTP statuses (for the loopback server)."""
@@ -234,13 +255,25 @@ class BuiltinBackend(DeliveryBackend):
                 exc.http_status, {"Content-Type": "application/json"}, body.encode()
             )
 
-    def serve_on_loopback(self) -> str:
-        """Serve :meth:`handle` on a free loopback port and hand out URLs there (local runs
-        and tests before the API mounts the handler); returns the new base URL."""
+    def serve_on_loopback(self, public_url: str | None = None) -> str:
+        """Serve :meth:`handle` itself, for an engine running without the REST API (the CLI,
+        tests); returns the base URL URLs are handed out under from now on.
+
+        Without ``public_url`` it listens on a free loopback port; with one (``[delivery]
+        public_url``) it listens on that URL's host and port and hands out that URL.
+        """
         with self._lock:
             if self._server is None:
-                self._server = LoopbackServer(self.serve)
-                self._base_url = self._server.start()
+                if public_url is None:
+                    server = LoopbackServer(self.serve)
+                    self._base_url = server.start()
+                else:
+                    where = urlsplit(public_url)
+                    host, port = where.hostname or "127.0.0.1", where.port or 80
+                    server = LoopbackServer(self.serve, host, port)
+                    server.start()
+                    self._base_url = public_url.rstrip("/")
+                self._server = server
             return self._base_url
 
     def close(self) -> None:

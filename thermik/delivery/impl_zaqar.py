@@ -93,6 +93,8 @@ class ZaqarBackend(DeliveryBackend):
     """Delivery through Zaqar queues."""
 
     name = "zaqar"
+    config_transport = "ZAQAR_MESSAGE"
+    signal_transport = "ZAQAR_SIGNAL"
 
     def __init__(
         self, settings: ZaqarSettings, *, prefix: str = "thermik", max_signal_size: int = 1048576

@@ -73,11 +73,12 @@ def wsgi_app(handler: Handler) -> Callable[[dict[str, Any], StartResponse], Iter
 
 
 class LoopbackServer:
-    """Serves one handler on ``host`` at a free port until :meth:`stop`."""
+    """Serves one handler on ``host`` at ``port`` (0: a free one) until :meth:`stop`."""
 
-    def __init__(self, handler: Handler, host: str = "127.0.0.1") -> None:
+    def __init__(self, handler: Handler, host: str = "127.0.0.1", port: int = 0) -> None:
         self._handler = handler
         self._host = host
+        self._port = port
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -85,7 +86,7 @@ class LoopbackServer:
         """Start listening; returns the base URL (``http://127.0.0.1:PORT``)."""
         self._httpd = wsgiref.simple_server.make_server(
             self._host,
-            0,
+            self._port,
             wsgi_app(self._handler),
             server_class=_Server,
             handler_class=_QuietHandler,

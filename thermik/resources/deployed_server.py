@@ -1,19 +1,26 @@
 """``OS::Heat::DeployedServer``: a server deployed outside the cloud, configured by deployments.
 
-It owns the server's metadata transport (what ``os-collect-config`` on the server polls); its
-``os_collect_config`` attribute is the agent configuration to install there. Provisioning the
-transport belongs to the delivery layer and arrives with it; the schema is complete now.
+It owns the server's metadata endpoint (what ``os-collect-config`` on the server polls),
+provisioned through :class:`~thermik.resources.software_services.SoftwareDeploymentServices`
+when it is created; its physical id is a fresh UUID (there is no Nova server behind it) and its
+``os_collect_config`` attribute is the agent configuration to install on the machine, as Heat
+gives it. Deployments to it are delivered through that endpoint.
 
 ``software_config_transport`` defaults to ``POLL_SERVER_CFN`` as Heat's default configuration
-does; the delivery layer maps it to the transport actually available.
+does; Thermik has no CFN API and serves ``POLL_SERVER_CFN`` and ``POLL_SERVER_HEAT`` as
+``[delivery] default_software_config_transport``. ``deployment_swift_data`` is accepted and
+ignored: the swift backend names the container and object itself.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import json
+from typing import Any, ClassVar
 
 from thermik.resources.constraints import AllowedValues, Length
-from thermik.resources.pending import PendingPlugin
+from thermik.resources.context import ResourceContext, physical_resource_name
+from thermik.resources.deployment_actions import new_id
+from thermik.resources.plugin import NeedsReplacement, Progress, Props, ResourcePlugin
 from thermik.resources.schema import (
     AttributeSchema,
     AttributesSchema,
@@ -25,6 +32,7 @@ from thermik.resources.schema import (
     SupportStatus,
     Type,
 )
+from thermik.resources.software_services import SERVER_ENDPOINT_KEY, software_services
 
 SOFTWARE_CONFIG_TRANSPORTS = (
     "POLL_SERVER_CFN",
@@ -34,7 +42,11 @@ SOFTWARE_CONFIG_TRANSPORTS = (
 )
 
 
-class DeployedServer(PendingPlugin):
+#: Resource data key of the server's name.
+NAME_KEY = "name"
+
+
+class DeployedServer(ResourcePlugin):
     """``OS::Heat::DeployedServer``: an externally deployed server."""
 
     properties_schema: ClassVar[PropertiesSchema] = {
@@ -83,3 +95,41 @@ class DeployedServer(PendingPlugin):
             support_status=SupportStatus(version="9.0.0"),
         ),
     }
+
+    def _provision(self, ctx: ResourceContext, props: Props) -> None:
+        assert ctx.physical_id is not None
+        transport = str(props.get("software_config_transport") or "POLL_SERVER_CFN")
+        endpoint = software_services(ctx).provision_server(ctx.physical_id, transport, {})
+        ctx.data.set(SERVER_ENDPOINT_KEY, json.dumps(dict(endpoint.record)), redact=True)
+
+    def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        """Give the server an id and a metadata endpoint serving its (empty) document."""
+        ctx.set_physical_id(ctx.physical_id or new_id(ctx))
+        ctx.data.set(NAME_KEY, props.get("name") or physical_resource_name(ctx))
+        self._provision(ctx, props)
+        return None
+
+    def update(
+        self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]
+    ) -> Progress | NeedsReplacement | None:
+        """A new name is kept; a new transport re-provisions the endpoint."""
+        if "name" in changed:
+            ctx.data.set(NAME_KEY, new_props.get("name") or physical_resource_name(ctx))
+        if "software_config_transport" in changed:
+            self._provision(ctx, new_props)
+        return None
+
+    def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        """Revoke the metadata endpoint."""
+        if ctx.physical_id is not None:
+            software_services(ctx).release_server(ctx.physical_id)
+        return None
+
+    def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:
+        """``name``, and ``os_collect_config``: how the server's agent reaches its metadata."""
+        if name == "name":
+            return ctx.data.get(NAME_KEY)
+        if name == "os_collect_config" and ctx.physical_id is not None:
+            found = software_services(ctx).server_agent_config(ctx.physical_id)
+            return dict(found) if found is not None else None
+        return None

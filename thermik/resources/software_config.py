@@ -1,17 +1,28 @@
 """Software configurations: ``OS::Heat::SoftwareConfig`` and its variants.
 
 A config is an immutable record (group, config, options, inputs, outputs) stored by the engine
-and referenced by deployments and servers; any change replaces it (no property is
-``update_allowed``). Storing configs needs the engine's config store and arrives with the
-deployment work; the schemas are complete now.
+through :class:`~thermik.resources.software_services.SoftwareDeploymentServices` and referenced
+by deployments; its physical id is the stored config's id and any change replaces it (no
+property is ``update_allowed``). The variants differ only in how they build ``config``:
+a map (StructuredConfig), the ``component`` group's per-action configs (SoftwareComponent), a
+MIME multipart message of other configs (MultipartMime) or a ``#cloud-config`` document
+(CloudConfig).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import email.message
+import email.mime.multipart
+import email.mime.text
+import os.path
+from typing import Any, ClassVar
 
+import yaml
+
+from thermik.errors import NotFound
 from thermik.resources.constraints import AllowedValues, Length
-from thermik.resources.pending import PendingPlugin
+from thermik.resources.context import ResourceContext, physical_resource_name
+from thermik.resources.plugin import Progress, Props, ResourcePlugin
 from thermik.resources.schema import (
     AttributeSchema,
     AttributesSchema,
@@ -21,6 +32,7 @@ from thermik.resources.schema import (
     SupportStatus,
     Type,
 )
+from thermik.resources.software_services import ConfigData, io_entries, software_services
 
 #: Types an input or output of a config may declare (CFN parameter type names).
 IO_TYPES = ("String", "Number", "CommaDelimitedList", "Json", "Boolean")
@@ -79,7 +91,7 @@ _CONFIG_ATTRIBUTES: AttributesSchema = {
 }
 
 
-class SoftwareConfig(PendingPlugin):
+class SoftwareConfig(ResourcePlugin):
     """``OS::Heat::SoftwareConfig``: a script or manifest with declared inputs and outputs."""
 
     support_status = SupportStatus(version="2014.1")
@@ -91,6 +103,42 @@ class SoftwareConfig(PendingPlugin):
         "outputs": _OUTPUTS,
     }
     attributes_schema: ClassVar[AttributesSchema] = _CONFIG_ATTRIBUTES
+
+    def config_data(self, ctx: ResourceContext, props: Props) -> ConfigData:
+        """The config to store (named after the resource's physical name, as in Heat)."""
+        return ConfigData(
+            name=physical_resource_name(ctx),
+            group=props.get("group") or DEFAULT_GROUP,
+            config=self.config_value(ctx, props),
+            inputs=io_entries(props.get("inputs")),
+            outputs=io_entries(props.get("outputs")),
+            options=dict(props.get("options") or {}),
+        )
+
+    def config_value(self, ctx: ResourceContext, props: Props) -> Any:
+        """The ``config`` of the stored config."""
+        return props.get("config")
+
+    def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        """Store the config; its id is the physical id."""
+        services = software_services(ctx)
+        ctx.set_physical_id(services.create_config(ctx.stack.tenant, self.config_data(ctx, props)))
+        return None
+
+    def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        """Delete the stored config (already gone is fine)."""
+        if ctx.physical_id is not None:
+            software_services(ctx).delete_config(ctx.physical_id)
+        return None
+
+    def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:
+        """``config``: the stored config's ``config`` value."""
+        if name != "config" or ctx.physical_id is None:
+            return None
+        try:
+            return software_services(ctx).get_config(ctx.physical_id, ctx.stack.tenant).config
+        except NotFound:
+            return None
 
 
 class StructuredConfig(SoftwareConfig):
@@ -138,6 +186,18 @@ class SoftwareComponent(SoftwareConfig):
         "options": _OPTIONS,
     }
 
+    def config_data(self, ctx: ResourceContext, props: Props) -> ConfigData:
+        """Group ``component``; ``config`` holds the per-action ``configs``."""
+        stored = super().config_data(ctx, props)
+        return ConfigData(
+            name=stored.name,
+            group="component",
+            config={"configs": [dict(c) for c in props.get("configs") or ()]},
+            inputs=stored.inputs,
+            outputs=stored.outputs,
+            options=stored.options,
+        )
+
 
 class MultipartMime(SoftwareConfig):
     """``OS::Heat::MultipartMime``: several configs combined into one MIME message."""
@@ -174,6 +234,48 @@ class MultipartMime(SoftwareConfig):
         ),
     }
 
+    def config_value(self, ctx: ResourceContext, props: Props) -> Any:
+        """The parts as one MIME multipart message."""
+        parts: list[email.message.Message] = []
+        for part in props.get("parts") or ():
+            content = _part_content(ctx, str(part["config"]))
+            if part.get("type") == "multipart":
+                parts.extend(_subparts(content))
+            else:
+                parts.append(_text_part(content, part.get("subtype"), part.get("filename")))
+        return email.mime.multipart.MIMEMultipart(_subparts=parts).as_string()
+
+
+def _part_content(ctx: ResourceContext, config: str) -> str:
+    """A stored config's ``config`` when ``config`` names one, else ``config`` itself."""
+    try:
+        stored = software_services(ctx).get_config(config, ctx.stack.tenant).config
+    except NotFound:
+        return config
+    return stored if isinstance(stored, str) else str(stored)
+
+
+def _subparts(message: str) -> list[email.message.Message]:
+    parsed = email.message_from_string(message)
+    if not parsed.is_multipart():
+        return []
+    found = parsed.get_payload()
+    payloads = [p for p in found if isinstance(p, email.message.Message)]
+    return [
+        _text_part(str(p.get_payload()), p.get_content_subtype(), p.get_filename())
+        for p in payloads
+    ]
+
+
+def _text_part(content: str, subtype: str | None, filename: str | None) -> email.message.Message:
+    if not subtype and filename:
+        subtype = os.path.splitext(filename)[0]
+    charset = "us-ascii" if content.isascii() else "utf-8"
+    part = email.mime.text.MIMEText(content, subtype or "plain", charset)
+    if filename:
+        part.add_header("Content-Disposition", "attachment", filename=filename)
+    return part
+
 
 class CloudConfig(SoftwareConfig):
     """``OS::Heat::CloudConfig``: a ``#cloud-config`` document built from a map."""
@@ -181,3 +283,8 @@ class CloudConfig(SoftwareConfig):
     properties_schema: ClassVar[PropertiesSchema] = {
         "cloud_config": PropertySchema(Type.MAP, "The cloud-config data, rendered as YAML."),
     }
+
+    def config_value(self, ctx: ResourceContext, props: Props) -> Any:
+        """``#cloud-config`` followed by the map as block-style YAML."""
+        body = yaml.safe_dump(dict(props.get("cloud_config") or {}), default_flow_style=False)
+        return "#cloud-config\n" + body

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from thermik.conf.settings import Settings
 from thermik.delivery import signing
-from thermik.delivery.base import DeploymentRef, ServerRef
+from thermik.delivery.base import DeploymentRef, ServerRef, SignalEndpoint
 from thermik.delivery.impl_builtin import BuiltinBackend, InMemoryObjectStore
 from thermik.delivery.loopback import HttpRequest
 from thermik.errors import Forbidden, InvalidRequest, InvalidSignal, NotFound, RequestTooLarge
@@ -161,3 +162,38 @@ def test_served_over_loopback_http() -> None:
             urllib.request.urlopen(url + "0", timeout=5)
         assert info.value.code == 403
         info.value.close()
+
+
+def test_the_engine_serves_its_urls_at_the_public_url() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    public = f"http://127.0.0.1:{port}"
+    backend = BuiltinBackend(InMemoryObjectStore(), key="k", base_url="http://unused")
+    try:
+        assert backend.serve_on_loopback(public) == public
+        endpoint = backend.provision(ServerRef("srv"))
+        url = endpoint.collector_settings["metadata_url"]
+        assert url.startswith(public + "/delivery/v1/metadata/")
+        backend.publish(endpoint, {"deployments": []})
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert json.loads(response.read()) == {"deployments": []}
+    finally:
+        backend.close()
+
+
+def test_a_failing_signal_listener_keeps_the_signal() -> None:
+    backend = BuiltinBackend(InMemoryObjectStore(), key="k", base_url="http://x")
+    heard: list[str] = []
+
+    def broken(endpoint: SignalEndpoint) -> None:
+        heard.append(endpoint.locator["path"])
+        raise RuntimeError("listener bug")
+
+    backend.add_signal_listener(broken)
+    endpoint = backend.provision_signal(DeploymentRef("d", "s", "c"))
+    parts = urlsplit(endpoint.inputs["deploy_signal_id"])
+    request = HttpRequest("PUT", parts.path, dict(parse_qsl(parts.query)), b"{}")
+    assert backend.handle(request).status == 201
+    assert heard == [endpoint.locator["path"]]
+    assert backend.collect_signals(endpoint) == [{}]

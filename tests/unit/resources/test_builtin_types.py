@@ -74,6 +74,21 @@ def test_schemas_render_for_the_resource_type_api(type_name: str) -> None:
 
 
 PENDING = [t for t in BUILT_IN if issubclass(plugin_of(t), PendingPlugin)]
+#: The software config, deployment and server types (tests/unit/resources/test_software_*).
+SOFTWARE = {
+    "OS::Heat::SoftwareConfig",
+    "OS::Heat::StructuredConfig",
+    "OS::Heat::SoftwareComponent",
+    "OS::Heat::MultipartMime",
+    "OS::Heat::CloudConfig",
+    "OS::Heat::SoftwareDeployment",
+    "OS::Heat::StructuredDeployment",
+    "OS::Heat::SoftwareDeploymentGroup",
+    "OS::Heat::SoftwareDeployments",
+    "OS::Heat::StructuredDeploymentGroup",
+    "OS::Heat::StructuredDeployments",
+    "OS::Heat::DeployedServer",
+}
 
 
 def test_pending_types_are_the_ones_waiting_for_engine_and_delivery() -> None:
@@ -86,6 +101,7 @@ def test_pending_types_are_the_ones_waiting_for_engine_and_delivery() -> None:
         "OS::Heat::WaitCondition",
         "OS::Heat::WaitConditionHandle",
         "OS::Heat::UpdateWaitConditionHandle",
+        *SOFTWARE,
     }
 
 

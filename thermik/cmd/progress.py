@@ -1,0 +1,135 @@
+"""``--wait``: follow a stack operation live, from the events as the engine stores them.
+
+Every new event is printed as ``openstack stack event list`` logs it, and a progress bar counts
+the resources that finished (``done/total``); the bar redraws in place on a terminal and is a
+new line elsewhere. Output goes to stderr so that ``-f json`` stdout stays one document. The
+wait ends when the stack settles; Ctrl-C stops waiting and leaves the stack as the engine
+recorded it (the engine stops with the command; a later command resumes it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from typing import TextIO
+
+from thermik.api.boundary import (
+    EventQuery,
+    EventView,
+    OrchestrationService,
+    RequestContext,
+    SortDir,
+    StackIdentity,
+    StackView,
+)
+from thermik.api.responses import isotime
+
+STACK_EVENT_TYPE = "OS::Heat::Stack"
+_BAR_WIDTH = 30
+
+
+class OperationFailed(Exception):
+    """The operation a command waited for ended FAILED (the message says why)."""
+
+
+def event_line(event: EventView) -> str:
+    """An event as ``openstack stack event list`` logs it."""
+    when = isotime(event.event_time) or ""
+    return f"{when} [{event.resource_name}]: {event.action}_{event.status}  {event.status_reason}"
+
+
+def bar(done: int, total: int) -> str:
+    """``[#####.....] 3/10 resources``."""
+    total = max(total, done)
+    filled = _BAR_WIDTH * min(done, total) // total if total else _BAR_WIDTH
+    return f"[{'#' * filled}{'.' * (_BAR_WIDTH - filled)}] {done}/{total} resources"
+
+
+def newest_event(
+    service: OrchestrationService, ctx: RequestContext, stack: StackIdentity
+) -> str | None:
+    """The id of the stack's newest event: waiting starts after it."""
+    found = service.list_events(ctx, stack, EventQuery(sort_dir=SortDir.DESC, limit=1))
+    return found[0].id if found else None
+
+
+@dataclasses.dataclass
+class Watch:
+    """One wait for a stack operation; see the module docstring."""
+
+    service: OrchestrationService
+    ctx: RequestContext
+    stack: StackIdentity
+    total: int
+    marker: str | None = None
+    out: TextIO = dataclasses.field(default_factory=lambda: sys.stderr)
+    poll: float = 0.2
+    done: set[str] = dataclasses.field(default_factory=set)
+    _shown: str = ""
+
+    @property
+    def _tty(self) -> bool:
+        return self.out.isatty()
+
+    def _write(self, text: str) -> None:
+        if self._tty and self._shown:
+            self.out.write("\r\033[K")
+        self.out.write(text + "\n")
+        if self._tty and self._shown:
+            self.out.write(self._shown)
+        self.out.flush()
+
+    def _progress(self, done: int | None = None) -> None:
+        line = bar(len(self.done) if done is None else done, self.total)
+        if line == self._shown.strip():
+            return
+        if self._tty:
+            self.out.write("\r\033[K" + line)
+            self._shown = line
+        else:
+            self.out.write(line + "\n")
+            self._shown = line + "\n"
+        self.out.flush()
+
+    def _events(self) -> int:
+        found = self.service.list_events(
+            self.ctx, self.stack, EventQuery(marker=self.marker, sort_dir=SortDir.ASC)
+        )
+        for event in found:
+            self.marker = event.id
+            self._write(event_line(event))
+            if event.resource_type != STACK_EVENT_TYPE and event.status != "IN_PROGRESS":
+                self.done.add(event.resource_name)
+        return len(found)
+
+    def _finish(self, view: StackView) -> StackView:
+        # Resources an update leaves unchanged report nothing; a complete stack has them all.
+        complete = view.status == "COMPLETE"
+        self._progress(max(self.total, len(self.done)) if complete else None)
+        if self._tty:
+            self.out.write("\n")
+            self.out.flush()
+        if view.status == "FAILED":
+            reason = f": {view.status_reason}" if view.status_reason else ""
+            raise OperationFailed(
+                f"Stack {view.identity.name} {view.action}_{view.status}{reason}"
+            )
+        return view
+
+    def run(self) -> StackView:
+        """Follow the operation until the stack settles; its final view."""
+        try:
+            while True:
+                new = self._events()
+                view = self.service.show_stack(self.ctx, self.stack, resolve_outputs=False)
+                if view.status != "IN_PROGRESS" and not new:
+                    return self._finish(view)
+                self._progress()
+                time.sleep(self.poll)
+        except KeyboardInterrupt:
+            self.out.write(
+                f"\nInterrupted: stack {self.stack.name} stays as the engine recorded it; "
+                "the engine stops now and a later thermik command resumes it.\n"
+            )
+            raise

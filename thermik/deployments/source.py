@@ -1,0 +1,122 @@
+"""Servers' metadata endpoints and documents, rebuilt from the database.
+
+:class:`ServerEndpoints` finds where a server's document is served: remembered when the engine
+provisioned it, otherwise read from the server resource's data (by the server's physical id),
+so any engine process finds it. :class:`StoreMetadataSource` is the
+:class:`~thermik.delivery.stores.MetadataSource` the metadata writers snapshot: the server's
+endpoint section plus the derived config of every deployment stored for the server. Neither
+reads or waits for the server resource's lock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from thermik.delivery.base import MetadataEndpoint
+from thermik.delivery.document import DerivedConfig, metadata_document
+from thermik.deployments.configs import derived_of
+from thermik.errors import DeliveryTargetMissing, NotFound
+from thermik.persistence.store import Store
+from thermik.resources.software_services import SERVER_ENDPOINT_KEY
+
+_DELETE = "DELETE"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ServerRecord:
+    """Where a server's document is served, and the template metadata it carries."""
+
+    endpoint: MetadataEndpoint
+    metadata: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record a server resource keeps."""
+        return {"endpoint": self.endpoint.to_dict(), "metadata": dict(self.metadata)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ServerRecord:
+        """A record kept with :meth:`to_dict`."""
+        return cls(MetadataEndpoint.from_dict(data["endpoint"]), dict(data.get("metadata") or {}))
+
+
+class ServerEndpoints:
+    """Server id -> :class:`ServerRecord`, cached in front of the servers' resource data."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._known: dict[str, ServerRecord] = {}
+        self._released: set[str] = set()
+        self._lock = threading.Lock()
+
+    def remember(self, server_id: str, record: ServerRecord) -> None:
+        """The engine just provisioned ``record`` for the server."""
+        with self._lock:
+            self._known[server_id] = record
+            self._released.discard(server_id)
+
+    def forget(self, server_id: str) -> None:
+        """The server's endpoint was revoked."""
+        with self._lock:
+            self._known.pop(server_id, None)
+            self._released.add(server_id)
+
+    def get(self, server_id: str) -> ServerRecord | None:
+        """The server's record, or None when no live server resource has one."""
+        with self._lock:
+            if server_id in self._known:
+                return self._known[server_id]
+            if server_id in self._released:
+                return None
+        found = self._stored(server_id)
+        if found is not None:
+            with self._lock:
+                self._known.setdefault(server_id, found)
+        return found
+
+    def _stored(self, server_id: str) -> ServerRecord | None:
+        rows = self._store.find_resources_by_physical_id(server_id)
+        for row in sorted(rows, key=lambda r: r.id, reverse=True):
+            if row.action == _DELETE:
+                continue
+            text = self._store.get_resource_data(row.id).get(SERVER_ENDPOINT_KEY)
+            if text:
+                return ServerRecord.from_dict(json.loads(text))
+        return None
+
+
+class StoreMetadataSource:
+    """Builds a server's document from its endpoint and its stored deployments."""
+
+    def __init__(self, store: Store, endpoints: ServerEndpoints) -> None:
+        self._store = store
+        self._endpoints = endpoints
+
+    def derived_configs(self, server_id: str) -> list[DerivedConfig]:
+        """The derived config of every deployment stored for the server."""
+        found = []
+        for deployment in self._store.list_software_deployments(server_id=server_id):
+            try:
+                found.append(derived_of(self._store.get_software_config(deployment.config_id)))
+            except NotFound:
+                continue  # the deployment was removed meanwhile
+        return found
+
+    def metadata_document(self, server_id: str) -> Mapping[str, Any]:
+        """The document without a generation.
+
+        Raises:
+            DeliveryTargetMissing: the server has no endpoint (it was deleted meanwhile).
+        """
+        record = self._endpoints.get(server_id)
+        if record is None:
+            raise DeliveryTargetMissing(f"server {server_id} has no metadata endpoint")
+        return metadata_document(
+            collector=record.endpoint.collector,
+            collector_settings=record.endpoint.collector_settings,
+            deployments=self.derived_configs(server_id),
+            template_metadata=record.metadata,
+        )

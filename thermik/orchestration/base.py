@@ -1,0 +1,117 @@
+"""What every part of the orchestration service shares: its dependencies and stack lookups.
+
+Every lookup is scoped by the caller's tenant: a stack of another tenant does not exist for
+the caller, and the error says exactly what Heat says for a stack that does not exist.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from thermik.actors.runtime import ConvergeRequest
+from thermik.api.boundary import RequestContext, StackIdentity
+from thermik.conf.settings import LimitSettings
+from thermik.engine.states import State
+from thermik.errors import StackNotFound
+from thermik.persistence.store import Store
+from thermik.persistence.values import RawTemplate, Stack
+from thermik.resources import Registry
+from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
+
+
+class Runtime(Protocol):
+    """What the service asks of the actor runtime (``thermik.actors.runtime.EngineRuntime``)."""
+
+    def converge(self, request: ConvergeRequest) -> str:
+        """Start a traversal (a ``ConvergeRequest``); the new traversal id."""
+        ...
+
+    def cancel(self, stack_id: str, *, rollback: bool) -> None:
+        """Cancel the running create or update."""
+        ...
+
+    def signal(self, stack_id: str, resource_name: str, data: Mapping[str, Any] | None) -> None:
+        """Deliver a signal to a resource."""
+        ...
+
+    def wait(self, stack_id: str, timeout: float) -> State:
+        """Block until the stack's current traversal ends."""
+        ...
+
+    def stop(self) -> None:
+        """Stop every actor."""
+        ...
+
+
+def not_found(name: str) -> StackNotFound:
+    """Heat's error for a stack the caller cannot see."""
+    return StackNotFound(f"The Stack ({name}) could not be found.", stack=name)
+
+
+def is_uuid(text: str) -> bool:
+    """Whether ``text`` looks like a stack id (Heat's ``uuidutils.is_uuid_like``)."""
+    try:
+        return str(uuid.UUID(text)) == text.lower()
+    except ValueError:
+        return False
+
+
+def identity_of(stack: Stack) -> StackIdentity:
+    """The API identity of a stored stack."""
+    return StackIdentity(stack.name, stack.id)
+
+
+def definition_identity(stack: Stack) -> Identity:
+    """The template layer's identity of a stored stack (its pseudo parameters)."""
+    return Identity(stack_name=stack.name, stack_id=stack.id, project_id=stack.tenant)
+
+
+class Base:
+    """The dependencies of the service and the lookups every operation starts with."""
+
+    def __init__(
+        self, store: Store, registry: Registry, runtime: Runtime, limits: LimitSettings
+    ) -> None:
+        self.store = store
+        self.registry = registry
+        self.runtime = runtime
+        self.limits = limits
+
+    def find_stack(
+        self, ctx: RequestContext, identity: StackIdentity, *, live: bool = False
+    ) -> Stack:
+        """The stack ``identity`` names in the caller's tenant (deleted ones unless ``live``)."""
+        try:
+            stack = self.store.get_stack(identity.id, tenant=ctx.tenant, show_deleted=not live)
+        except StackNotFound:
+            raise not_found(identity.name) from None
+        if stack.name != identity.name:
+            raise not_found(identity.name)
+        return stack
+
+    def identify(self, ctx: RequestContext, name_or_id: str) -> Stack:
+        """Heat's identify: an id finds deleted stacks too, a name only live ones."""
+        try:
+            if is_uuid(name_or_id):
+                return self.store.get_stack(name_or_id, tenant=ctx.tenant, show_deleted=True)
+            return self.store.get_stack_by_name(ctx.tenant, name_or_id)
+        except StackNotFound:
+            raise not_found(name_or_id) from None
+
+    def stored_definition(self, stack: Stack) -> tuple[RawTemplate, StackDefinition]:
+        """The stack's stored template and its definition (validated when it was stored)."""
+        raw = self.store.get_raw_template(stack.raw_template_id)
+        return raw, definition_of(raw, stack)
+
+
+def definition_of(raw: RawTemplate, stack: Stack) -> StackDefinition:
+    """The definition of a stored template for ``stack``.
+
+    Built leniently: the template was fully validated when it was stored, and showing a stack
+    must not fail because, say, a parameter constraint became stricter since.
+    """
+    template = Template.from_document(raw.template, raw.files)
+    environment = Environment.from_dict(raw.environment)
+    return build_stack(template, environment, None, definition_identity(stack), strict=False)

@@ -1,0 +1,198 @@
+"""Checking every resource of a stack definition before anything is stored.
+
+Heat's ``Stack.validate()``: each resource's type must exist, its properties must fit the
+plugin's schema (values that need runtime data, such as ``get_attr``, are checked once they
+are known), the plugin's own cross-property checks must pass, template resources are checked
+as the nested stacks they become, and the whole tree must stay within
+``max_resources_per_stack`` and ``max_nested_stack_depth``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from thermik.conf.settings import LimitSettings
+from thermik.errors import TemplateTooLarge, ThermikError
+from thermik.resources import CustomValidator, Registry, ValidationContext
+from thermik.template import (
+    Environment,
+    Identity,
+    ResourceDefinition,
+    StackDefinition,
+    Template,
+    build_stack,
+    is_unresolved,
+)
+
+
+class _Unknown:
+    """A value that cannot be known before the stack runs (lenient checks only)."""
+
+    def __repr__(self) -> str:
+        return "<unknown>"
+
+
+#: Stands in for a value whose static resolution failed in a lenient check.
+UNKNOWN: Final = _Unknown()
+
+
+def unresolved(value: Any) -> bool:
+    """The ``unresolved`` predicate for property checks: runtime functions and UNKNOWN."""
+    return value is UNKNOWN or is_unresolved(value)
+
+
+def static_value(definition: StackDefinition, value: Any, *, lenient: bool = False) -> Any:
+    """Resolve every part of ``value`` that needs no runtime data; keep the parts that do.
+
+    Runtime parts stay parsed functions (``is_unresolved`` recognises them). With
+    ``lenient``, a part that fails to resolve (a parameter without a value while validating
+    a template) becomes :data:`UNKNOWN` instead of an error.
+    """
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            if is_unresolved(item):
+                out[key] = static_value(definition, item, lenient=lenient)
+            else:
+                # Resolving the one-entry map drops the entry when an ``if`` removes it.
+                out.update(_resolve(definition, {key: item}, lenient, {key: UNKNOWN}))
+        return out
+    if isinstance(value, list):
+        items: list[Any] = []
+        for item in value:
+            if is_unresolved(item):
+                items.append(static_value(definition, item, lenient=lenient))
+            else:
+                items.extend(_resolve(definition, [item], lenient, [UNKNOWN]))
+        return items
+    if is_unresolved(value):
+        return value
+    return _resolve(definition, value, lenient, UNKNOWN)
+
+
+def _resolve(definition: StackDefinition, value: Any, lenient: bool, unknown: Any) -> Any:
+    try:
+        return definition.resolve(value)
+    except ThermikError:
+        if lenient:
+            return unknown
+        raise
+
+
+def without_runtime(value: Any) -> Any:
+    """``value`` with every part that needs runtime data replaced by ``None`` (previews)."""
+    if isinstance(value, dict):
+        return {key: without_runtime(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_runtime(item) for item in value]
+    return None if unresolved(value) else value
+
+
+def static_properties(
+    definition: StackDefinition, name: str, *, lenient: bool = False
+) -> dict[str, Any] | Any:
+    """Resource ``name``'s properties with everything static resolved."""
+    raw = definition.resources[name].properties
+    if raw is None:
+        return {}
+    return static_value(definition, raw, lenient=lenient)
+
+
+def check_resources(
+    definition: StackDefinition,
+    registry: Registry,
+    limits: LimitSettings,
+    *,
+    lenient: bool = False,
+    custom_constraints: Mapping[str, CustomValidator] | None = None,
+) -> None:
+    """Check every resource of ``definition`` (and of the nested stacks it defines)."""
+    checker = _Checker(registry, limits, lenient, custom_constraints)
+    total = checker.stack(definition, depth=0)
+    if total > limits.max_resources_per_stack:
+        raise TemplateTooLarge(
+            f"The stack has {total} resources; at most {limits.max_resources_per_stack} "
+            "(max_resources_per_stack) are allowed, nested stacks included"
+        )
+
+
+class _Checker:
+    """One check of a stack tree."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        limits: LimitSettings,
+        lenient: bool,
+        custom: Mapping[str, CustomValidator] | None,
+    ) -> None:
+        self.registry = registry
+        self.limits = limits
+        self.lenient = lenient
+        self.custom = custom
+
+    def stack(self, definition: StackDefinition, depth: int) -> int:
+        """Check a stack's resources; how many resources the tree holds."""
+        total = len(definition.resources)
+        for name, resource in definition.resources.items():
+            try:
+                if resource.resolved.is_template:
+                    total += self.template_resource(definition, resource, depth)
+                else:
+                    self.plugin_resource(definition, resource)
+            except ThermikError as exc:
+                if exc.resource is None:
+                    exc.resource = name
+                raise
+        return total
+
+    def plugin_resource(self, definition: StackDefinition, resource: ResourceDefinition) -> None:
+        name = resource.name
+        plugin = self.registry.get(resource.resolved.implementation, resource=name)
+        values = static_properties(definition, name, lenient=self.lenient)
+        props = plugin.check_properties(
+            values,
+            unresolved=unresolved,
+            custom_constraints=self.custom,
+            path=("resources", name, "properties"),
+        )
+        context = ValidationContext(unresolved=unresolved, strict=not self.lenient)
+        try:
+            plugin().validate(props, context)
+        except ThermikError as exc:
+            raise exc.at("resources", name) from None
+
+    def template_resource(
+        self, definition: StackDefinition, resource: ResourceDefinition, depth: int
+    ) -> int:
+        """Check a template resource as the nested stack it becomes; its resource count."""
+        name = resource.name
+        if depth + 1 > self.limits.max_nested_stack_depth:
+            raise TemplateTooLarge(
+                f"Recursion depth exceeds {self.limits.max_nested_stack_depth}.",
+                path=("resources", name),
+            )
+        assert resource.resolved.template is not None
+        values = static_properties(definition, name, lenient=True)
+        if not isinstance(values, dict):
+            values = {}
+        known = {k: v for k, v in values.items() if not unresolved(v) and v is not None}
+        try:
+            template = Template.load(
+                resource.resolved.template,
+                definition.template.files,
+                max_size=self.limits.max_template_size,
+            )
+            nested = build_stack(
+                template,
+                Environment(registry=definition.environment.registry),
+                known,
+                Identity(stack_name=f"{definition.identity.stack_name}-{name}"),
+                known_types=self.registry.__contains__,
+                strict=False,
+            )
+            nested_checker = _Checker(self.registry, self.limits, True, self.custom)
+            return nested_checker.stack(nested, depth + 1)
+        except ThermikError as exc:
+            raise exc.at("resources", name) from None

@@ -1,0 +1,258 @@
+"""Stacks: create, adopt, preview, list, identify, show and delete.
+
+A create checks everything first (name, template, environments, parameters, every resource,
+limits), then stores the raw template and the stack row (INIT_COMPLETE, as Heat does) and asks
+the runtime to converge. A rejected request stores nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from thermik.actors.runtime import ConvergeRequest
+from thermik.api.boundary import (
+    ListQuery,
+    Page,
+    RequestContext,
+    SortDir,
+    StackIdentity,
+    StackPreview,
+    StackRequest,
+    StackView,
+)
+from thermik.engine.states import Action
+from thermik.errors import DuplicateName, InvalidInput, NotFound, StackNotFound, ThermikError
+from thermik.orchestration.base import identity_of
+from thermik.orchestration.checks import static_properties, without_runtime
+from thermik.orchestration.outputs import OutputOperations
+from thermik.orchestration.prepare import Prepared, prepare_request
+from thermik.orchestration.views import planned_resource_view, stack_parameters, stack_view
+from thermik.persistence.values import STACK_FILTERS, NewStack, Stack, StackQuery
+from thermik.template import Identity, StackDefinition
+
+#: Heat's rule for stack names.
+_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_.-]{0,254}")
+#: The API's sort keys (Heat's and the store's spellings) -> the store's.
+_SORT_KEYS = {
+    "created_at": "created_at",
+    "creation_time": "created_at",
+    "updated_at": "updated_at",
+    "updated_time": "updated_at",
+    "name": "name",
+    "stack_name": "name",
+    "status": "status",
+    "stack_status": "status",
+    "action": "action",
+}
+_FILTER_KEYS = {"stack_name": "name", "stack_status": "status", **{k: k for k in STACK_FILTERS}}
+
+
+def check_name(name: str | None) -> str:
+    """A valid new stack name, or Heat's error."""
+    if not name:
+        raise InvalidInput("The stack name is required", path=("stack_name",))
+    if not _NAME.fullmatch(name):
+        raise InvalidInput(
+            f'Invalid stack name {name} must contain only alphanumeric or "_-." characters, '
+            "must start with alpha and must be 255 characters or less.",
+            path=("stack_name",),
+        )
+    return name
+
+
+def store_query(ctx: RequestContext, query: ListQuery) -> StackQuery:
+    """A stack listing of the API as the store's query."""
+    filters = {_FILTER_KEYS[k]: v for k, v in query.filters.items() if k in _FILTER_KEYS}
+    sort_key = query.sort_keys[0] if query.sort_keys else "created_at"
+    if sort_key not in _SORT_KEYS:
+        raise InvalidInput(
+            f"Sort key {sort_key} is not one of: " + ", ".join(sorted(_SORT_KEYS)),
+            path=("sort_keys",),
+        )
+    return StackQuery(
+        tenant=None if query.global_tenant else ctx.tenant,
+        filters=filters,
+        tags=query.tags,
+        tags_any=query.tags_any,
+        not_tags=query.not_tags,
+        not_tags_any=query.not_tags_any,
+        show_deleted=query.show_deleted,
+        show_nested=query.show_nested,
+        sort_key=_SORT_KEYS[sort_key],
+        sort_dir="asc" if query.sort_dir is SortDir.ASC else "desc",
+        marker=query.marker,
+        limit=query.limit,
+    )
+
+
+class StackOperations(OutputOperations):
+    """The stack lifecycle entry points other than update."""
+
+    def _free_name(self, ctx: RequestContext, name: str | None) -> str:
+        name = check_name(name)
+        try:
+            self.store.get_stack_by_name(ctx.tenant, name)
+        except StackNotFound:
+            return name
+        raise DuplicateName(f"The Stack ({name}) already exists.", stack=name)
+
+    def _start(
+        self,
+        ctx: RequestContext,
+        request: StackRequest,
+        stack_id: str,
+        prepared: Prepared,
+        operation: Action,
+        adopt_data: Mapping[str, Any] | None = None,
+    ) -> StackIdentity:
+        """Store the raw template and the stack, then start converging it."""
+        name = prepared.definition.identity.stack_name
+        template_id = self.store.store_raw_template(
+            prepared.template, prepared.environment, prepared.files, prepared.hidden_parameters
+        )
+        new = _new_stack(ctx, request, name, stack_id, template_id)
+        try:
+            stack = self.store.create_stack(new)
+        except DuplicateName:
+            self.store.delete_raw_template(template_id)
+            raise DuplicateName(f"The Stack ({name}) already exists.", stack=name) from None
+        except ThermikError:
+            self.store.delete_raw_template(template_id)
+            raise
+        self.runtime.converge(
+            ConvergeRequest(
+                stack_id=stack.id,
+                operation=operation,
+                template_id=template_id,
+                expected_traversal=stack.current_traversal,
+                adopt_data=adopt_data,
+            )
+        )
+        return identity_of(stack)
+
+    def create_stack(self, ctx: RequestContext, request: StackRequest) -> StackIdentity:
+        name = self._free_name(ctx, request.name)
+        stack_id = str(uuid.uuid4())
+        identity = Identity(stack_name=name, stack_id=stack_id, project_id=ctx.tenant)
+        prepared = prepare_request(request, identity, self.registry, self.limits)
+        return self._start(ctx, request, stack_id, prepared, Action.CREATE)
+
+    def adopt_stack(self, ctx: RequestContext, request: StackRequest) -> StackIdentity:
+        data = request.adopt_data
+        if not isinstance(data, Mapping):
+            raise InvalidInput(
+                "adopt_stack_data must be a JSON object", path=("adopt_stack_data",)
+            )
+        resources = data.get("resources") or {}
+        if not isinstance(resources, Mapping):
+            raise InvalidInput(
+                "adopt_stack_data.resources must map resource names to resources",
+                path=("adopt_stack_data", "resources"),
+            )
+        template = request.template if request.template is not None else data.get("template")
+        request = dataclasses.replace(request, template=template)
+        name = self._free_name(ctx, request.name)
+        stack_id = str(uuid.uuid4())
+        identity = Identity(stack_name=name, stack_id=stack_id, project_id=ctx.tenant)
+        prepared = prepare_request(request, identity, self.registry, self.limits)
+        return self._start(ctx, request, stack_id, prepared, Action.ADOPT, dict(resources))
+
+    def preview_stack(self, ctx: RequestContext, request: StackRequest) -> StackPreview:
+        name = self._free_name(ctx, request.name)
+        identity = Identity(stack_name=name, stack_id="None", project_id=ctx.tenant)
+        prepared = prepare_request(request, identity, self.registry, self.limits)
+        definition = prepared.definition
+        stack = StackIdentity(name, "None")
+        parameters, hidden = stack_parameters(definition)
+        view = StackView(
+            identity=stack,
+            action="INIT",
+            status="COMPLETE",
+            description=str(definition.description),
+            template_description=str(definition.description),
+            parameters=parameters,
+            hidden_parameters=hidden,
+            disable_rollback=True
+            if request.disable_rollback is None
+            else request.disable_rollback,
+            timeout_mins=request.timeout_mins,
+            tags=request.tags or (),
+            owner=ctx.user,
+        )
+        return StackPreview(view, tuple(_preview_resources(definition, stack)))
+
+    def list_stacks(self, ctx: RequestContext, query: ListQuery) -> Page[StackView]:
+        stored = store_query(ctx, query)
+        stacks = self.store.list_stacks(stored)
+        views = tuple(
+            stack_view(stack, description=self._description(stack), project=query.global_tenant)
+            for stack in stacks
+        )
+        count = self.store.count_stacks(stored) if query.with_count else None
+        return Page(items=views, count=count)
+
+    def _description(self, stack: Stack) -> Any:
+        try:
+            raw = self.store.get_raw_template(stack.raw_template_id)
+        except NotFound:
+            return ""
+        template = raw.template
+        return template.get("description", template.get("Description", ""))
+
+    def identify_stack(self, ctx: RequestContext, name_or_id: str) -> StackIdentity:
+        return identity_of(self.identify(ctx, name_or_id))
+
+    def show_stack(
+        self, ctx: RequestContext, stack: StackIdentity, *, resolve_outputs: bool = True
+    ) -> StackView:
+        row = self.find_stack(ctx, stack)
+        try:
+            _, definition = self.stored_definition(row)
+        except NotFound:
+            return stack_view(row)
+        outputs = self.resolve_outputs(row, definition) if resolve_outputs else None
+        return stack_view(row, definition=definition, outputs=outputs)
+
+    def delete_stack(self, ctx: RequestContext, stack: StackIdentity) -> None:
+        row = self.find_stack(ctx, stack, live=True)
+        self.runtime.converge(ConvergeRequest(stack_id=row.id, operation=Action.DELETE))
+
+
+def _new_stack(
+    ctx: RequestContext, request: StackRequest, name: str, stack_id: str, template_id: int
+) -> NewStack:
+    """The stack row of a create or adopt (INIT_COMPLETE until the runtime starts it)."""
+    rollback = request.disable_rollback
+    return NewStack(
+        name=name,
+        tenant=ctx.tenant,
+        raw_template_id=template_id,
+        username=ctx.user,
+        id=stack_id,
+        timeout_mins=request.timeout_mins,
+        disable_rollback=True if rollback is None else rollback,
+        tags=request.tags or (),
+    )
+
+
+def _preview_resources(definition: StackDefinition, stack: StackIdentity) -> list[Any]:
+    required_by = definition.required_by()
+    views = []
+    for name in definition.creation_order():
+        resource = definition.resources[name]
+        properties = without_runtime(static_properties(definition, name))
+        views.append(
+            planned_resource_view(
+                name,
+                resource.type,
+                stack,
+                required_by=sorted(required_by[name]),
+                description=resource.description,
+                properties=properties if isinstance(properties, dict) else {},
+            )
+        )
+    return views

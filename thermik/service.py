@@ -1,0 +1,251 @@
+"""The composition root: configuration in, a running engine and the orchestration service out.
+
+:func:`build_orchestration_service` is what ``thermik-api`` and the ``thermik`` CLI call;
+:func:`start_engine` is what ``thermik-engine`` runs. Both build the Store (the embedded SQLite
+database is created and migrated on first use; a server database must be migrated with
+``thermik-manage db sync``), load the resource plugins from their entry points, start the actor
+runtime and let it resume the stacks whose operation was interrupted.
+
+They also build the software deployment machinery: the metadata delivery backend named by
+``[delivery] backend`` (builtin by default) and the
+:class:`~thermik.deployments.DeploymentService` the plugins use. The builtin backend's
+capability URLs (``/delivery/v1/...``) are served by the REST API when ``thermik-api`` runs
+(:func:`build_api_service`), and otherwise by the engine itself, on ``[delivery] public_url``
+or a free loopback port, so a local agent can reach them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from thermik.actors.runtime import ConvergeRequest, EngineRuntime
+from thermik.conf.settings import Settings
+from thermik.delivery.base import DeliveryBackend
+from thermik.delivery.loader import create_backend
+from thermik.delivery.loopback import HttpRequest, HttpResponse
+from thermik.delivery.metadata_writer import DeliveryPolicy
+from thermik.deployments import DeploymentService
+from thermik.engine.states import State
+from thermik.orchestration import Orchestrator
+from thermik.persistence import migration
+from thermik.persistence.crypto import SecretBox
+from thermik.persistence.database import Database
+from thermik.persistence.factory import open_store
+from thermik.persistence.store import Store
+from thermik.resources import Registry
+
+#: The file under the state directory that holds the embedded default's encryption key.
+KEY_FILE = "auth_encryption_key"
+#: The file under the state directory that remembers where this engine served builtin URLs.
+DELIVERY_URL_FILE = "delivery_url"
+
+
+def is_embedded(settings: Settings) -> bool:
+    """Whether the database is the embedded SQLite file (migrated automatically)."""
+    return settings.database.connection.startswith("sqlite")
+
+
+def encryption_key(settings: Settings) -> str | None:
+    """The key secrets are stored under.
+
+    The embedded default needs no configuration: without a configured key, one is generated
+    once and kept (readable by the user only) under the state directory.
+    """
+    if settings.auth_encryption_key or not is_embedded(settings):
+        return settings.auth_encryption_key
+    path = Path(settings.state_dir) / KEY_FILE
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass  # another process created it first; read theirs
+        else:
+            with os.fdopen(fd, "w", encoding="ascii") as out:
+                out.write(SecretBox.generate_key())
+    return path.read_text(encoding="ascii").strip()
+
+
+def open_engine_store(settings: Settings) -> Store:
+    """The Store; the embedded SQLite database is migrated to the current schema first."""
+    key = encryption_key(settings)
+    if is_embedded(settings):
+        db = Database(settings.database)
+        try:
+            if migration.current_revision(db) != migration.head_revision():
+                migration.upgrade(db)
+        finally:
+            db.dispose()
+    return open_store(settings.database, key)
+
+
+#: How the REST API serves the builtin backend's capability URLs (``/delivery/v1/...``).
+DeliveryHandler = Callable[[HttpRequest], HttpResponse]
+
+
+@dataclasses.dataclass
+class Engine:
+    """A running engine: its Store, plugins, actor runtime and deployment delivery."""
+
+    store: Store
+    registry: Registry
+    runtime: EngineRuntime
+    delivery: DeliveryBackend | None = None
+    deployments: DeploymentService | None = None
+
+    def stop(self) -> None:
+        """Stop the runtime, then the delivery machinery; the database stays open."""
+        try:
+            self.runtime.stop()
+        finally:
+            if self.deployments is not None:
+                self.deployments.close()
+            if self.delivery is not None:
+                self.delivery.close()
+
+    def close(self) -> None:
+        """Stop everything (what it recorded stays), then release the database."""
+        try:
+            self.stop()
+        finally:
+            self.store.close()
+
+
+def build_delivery(settings: Settings) -> DeliveryBackend:
+    """The ``[delivery] backend``, signing its URLs with the engine's encryption key."""
+    keyed = dataclasses.replace(settings, auth_encryption_key=encryption_key(settings))
+    return create_backend(settings.delivery.backend, keyed)
+
+
+def build_deployments(
+    settings: Settings,
+    store: Store,
+    backend: DeliveryBackend,
+    policy: DeliveryPolicy | None = None,
+) -> DeploymentService:
+    """The software deployment services over ``backend`` (``policy``: delivery timing,
+    ``[delivery] write_retries`` by default)."""
+    delivery = settings.delivery
+    return DeploymentService(
+        store,
+        backend,
+        policy=policy or DeliveryPolicy.from_settings(delivery),
+        default_config_transport=delivery.default_software_config_transport,
+        default_signal_transport=delivery.default_deployment_signal_transport,
+        max_signal_size=delivery.max_signal_size,
+    )
+
+
+def serve_delivery(settings: Settings, backend: DeliveryBackend) -> None:
+    """Serve an engine-served backend's URLs from this process (no REST API mounts them).
+
+    On ``[delivery] public_url`` when set. Otherwise on a loopback port that is remembered
+    under the state directory and taken again by the next process when it is free, so URLs
+    handed to agents by one ``thermik`` command keep working after it ended.
+    """
+    serve = getattr(backend, "serve_on_loopback", None)
+    if not callable(serve):
+        return
+    if settings.delivery.public_url:
+        serve(settings.delivery.public_url)
+        return
+    remembered = Path(settings.state_dir) / DELIVERY_URL_FILE
+    url = remembered.read_text(encoding="ascii").strip() if remembered.exists() else None
+    try:
+        served = serve(url)
+    except OSError:  # the remembered port is taken (another thermik process serves it)
+        served = serve(None)
+    if served != url:
+        remembered.parent.mkdir(parents=True, exist_ok=True)
+        remembered.write_text(str(served), encoding="ascii")
+
+
+def start_engine(
+    settings: Settings,
+    *,
+    serve_urls: bool = True,
+    backend: DeliveryBackend | None = None,
+    policy: DeliveryPolicy | None = None,
+) -> Engine:
+    """Build the Store, the Registry and the delivery, start the runtime (which resumes
+    interrupted stacks: ``EngineRuntime.start`` runs ``resume_incomplete``).
+
+    ``serve_urls=False`` leaves serving the builtin backend's URLs to the REST API. Tests and
+    benchmarks may hand in a ``backend`` (closed with the engine) and a delivery ``policy``.
+    """
+    store = open_engine_store(settings)
+    deployments: DeploymentService | None = None
+    try:
+        registry = Registry.from_entry_points()
+        backend = backend or build_delivery(settings)
+        if serve_urls:
+            serve_delivery(settings, backend)
+        deployments = build_deployments(settings, store, backend, policy)
+        runtime = EngineRuntime.start(
+            store=store,
+            registry=registry,
+            settings=settings.engine,
+            delivery=backend,
+            software=deployments,
+        )
+    except BaseException:
+        if deployments is not None:
+            deployments.close()
+        if backend is not None:
+            backend.close()
+        store.close()
+        raise
+    deployments.attach(runtime.wake)
+    return Engine(store, registry, runtime, backend, deployments)
+
+
+class EngineRuntimeView:
+    """The runtime as the orchestration service uses it; stopping it stops the whole engine
+    (runtime and delivery), the service then closes the database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def converge(self, request: ConvergeRequest) -> str:
+        """See :meth:`EngineRuntime.converge`."""
+        return self.engine.runtime.converge(request)
+
+    def cancel(self, stack_id: str, *, rollback: bool) -> None:
+        """See :meth:`EngineRuntime.cancel`."""
+        self.engine.runtime.cancel(stack_id, rollback=rollback)
+
+    def signal(self, stack_id: str, resource_name: str, data: Mapping[str, Any] | None) -> None:
+        """See :meth:`EngineRuntime.signal`."""
+        self.engine.runtime.signal(stack_id, resource_name, data)
+
+    def wait(self, stack_id: str, timeout: float) -> State:
+        """See :meth:`EngineRuntime.wait`."""
+        return self.engine.runtime.wait(stack_id, timeout)
+
+    def stop(self) -> None:
+        """Stop the runtime and the delivery machinery."""
+        self.engine.stop()
+
+
+def orchestrator_for(engine: Engine, settings: Settings) -> Orchestrator:
+    """The orchestration service over ``engine``; its ``close()`` stops the engine."""
+    return Orchestrator(engine.store, engine.registry, EngineRuntimeView(engine), settings.limits)
+
+
+def build_orchestration_service(settings: Settings) -> Orchestrator:
+    """The orchestration service over a freshly started engine; ``close()`` stops both."""
+    return orchestrator_for(start_engine(settings), settings)
+
+
+def build_api_service(settings: Settings) -> tuple[Orchestrator, DeliveryHandler | None]:
+    """The orchestration service for ``thermik-api``, and the handler of the builtin
+    backend's capability URLs for the API to mount under ``/delivery/v1`` (None when the
+    configured backend serves agents elsewhere)."""
+    engine = start_engine(settings, serve_urls=False)
+    handler = getattr(engine.delivery, "serve", None)
+    service = orchestrator_for(engine, settings)
+    return service, handler if callable(handler) else None
