@@ -27,4 +27,5 @@ def sqlite_url(tmp_path: Path, migrated_file: Path) -> str:
 @pytest.fixture
 def harness(sqlite_url: str) -> Iterator[Harness]:
     """The runtime on a fresh SQLite database; every actor is stopped afterwards."""
-    yield from harness_on(sqlite_url)
+    with harness_on(sqlite_url) as started:
+        yield started

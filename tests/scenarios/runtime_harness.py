@@ -6,6 +6,7 @@ runtime to converge them and reads back what the store holds (rows, events, attr
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -150,6 +151,7 @@ class Harness:
         return properties.get("value")
 
 
+@contextlib.contextmanager
 def harness_on(url: str, *, seed: int = 7) -> Iterator[Harness]:
     """A harness on the database at ``url``; stops every actor afterwards."""
     store = open_store(DatabaseSettings(url, busy_timeout=10), None)

@@ -34,7 +34,8 @@ def postgresql_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def pg(postgresql_url: str) -> Iterator[Harness]:
     """The runtime on PostgreSQL."""
-    yield from harness_on(postgresql_url)
+    with harness_on(postgresql_url) as started:
+        yield started
 
 
 def test_create_update_replace_and_delete(pg: Harness) -> None:

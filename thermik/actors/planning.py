@@ -130,7 +130,9 @@ def prepare(
     replacements = _own_replacements(all_rows, stack) if resuming else {}
     own = set(replacements.values())
     rows = {row.id: row for row in all_rows if row.id not in own}
-    versions = [to_version(row) for row in rows.values()]
+    shared: dict[tuple[int, ...], frozenset[int]] = {}
+    versions = [to_version(row, shared) for row in rows.values()]
+    rows = _sharing_requires(rows, shared)
     deps: Mapping[str, Set[str]] = {}
     chosen: dict[str, VersionId] = {}
     if definition is not None:
@@ -155,6 +157,20 @@ def prepare(
         adopt=_resources_map(record.adopt_data),
     )
     return Prepared(plan, graph, replacements)
+
+
+def _sharing_requires(
+    rows: dict[int, Resource], shared: Mapping[tuple[int, ...], frozenset[int]]
+) -> dict[int, Resource]:
+    """The rows with equal ``requires`` tuples made one object: a traversal keeps its rows,
+    and a stack of layers has thousands of rows requiring the same hundreds of versions."""
+    tuples: dict[tuple[int, ...], tuple[int, ...]] = {key: key for key in shared}
+    return {
+        vid: row
+        if tuples.get(row.requires, row.requires) is row.requires
+        else dataclasses.replace(row, requires=tuples[row.requires])
+        for vid, row in rows.items()
+    }
 
 
 def _resources_map(adopt_data: Mapping[str, object] | None) -> Mapping[str, object] | None:

@@ -14,7 +14,8 @@ from typing import Any
 
 from thermik.actors.codec import jsonable
 from thermik.actors.context import StoreContext
-from thermik.errors import PluginError
+from thermik.errors import PluginError, ThermikError
+from thermik.resources.context import ValidationContext
 from thermik.resources.plugin import (
     CheckResult,
     NeedsReplacement,
@@ -121,13 +122,26 @@ def poll(call: Call, progress: Progress | None) -> Pending | Completed:
     raise PluginError(f"check of {call.operation.value} returned {result!r}, not a bool")
 
 
+def _validate(call: Call) -> None:
+    """The plugin's own checks across properties, before it converges to them."""
+    try:
+        call.plugin.validate(call.props, ValidationContext())
+    except ThermikError as error:
+        error.resource = call.ctx.resource_name
+        raise error.at("resources", call.ctx.resource_name) from None
+
+
 def start(call: Call) -> Pending | Completed:
-    """Start the action and poll it once."""
+    """Start the action and poll it once (a create validates the properties first)."""
+    if call.operation is Operation.CREATE:
+        _validate(call)
     return poll(call, _start(call))
 
 
 def plan(call: Call, old_props: Props) -> Replace | Planned | Completed:
-    """Decide how an update goes: replacement, in place, or no change at all."""
+    """Validate the new properties and decide how an update goes: replacement, in place, or
+    no change at all."""
+    _validate(call)
     decided = plan_update(call.plugin, call.ctx, call.props, old_props)
     if decided.replacement is not None:
         return Replace(decided.replacement.reason)

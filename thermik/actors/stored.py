@@ -27,14 +27,25 @@ REFERENCE_ID_KEY = "__reference_id__"
 DEFAULT_ZONES = ("nova",)
 
 
-def to_version(row: Resource) -> ResourceVersion:
-    """What the engine needs of a resource row."""
+def to_version(
+    row: Resource, shared: dict[tuple[int, ...], frozenset[int]] | None = None
+) -> ResourceVersion:
+    """What the engine needs of a resource row.
+
+    ``shared`` collects the ``requires`` sets already made: versions that required the same
+    versions (a layer of a stack requiring all of the previous one) share one set.
+    """
+    requires = None if shared is None else shared.get(row.requires)
+    if requires is None:
+        requires = frozenset(row.requires)
+        if shared is not None:
+            shared[row.requires] = requires
     return ResourceVersion(
         id=row.id,
         name=row.name,
         state=State.parse(f"{row.action}_{row.status}"),
         template_id=row.current_template_id,
-        requires=frozenset(row.requires),
+        requires=requires,
         replaces=row.replaces,
         replaced_by=row.replaced_by,
     )

@@ -8,7 +8,7 @@ import pytest
 
 from tests.unit.resources.harness import Context
 from thermik.actors import steps
-from thermik.errors import PluginError
+from thermik.errors import PluginError, PropertyError
 from thermik.resources import Progress, Props, ResourcePlugin
 from thermik.resources.plugin import Operation
 from thermik.resources.test_resource import TestResource
@@ -63,3 +63,19 @@ def test_a_check_that_answers_nonsense_fails_clearly() -> None:
     confused = steps.Call(Confused(), Context(), {}, Operation.CREATE)  # type: ignore[arg-type]
     with pytest.raises(PluginError, match="check of CREATE returned 'maybe'"):
         steps.start(confused)
+
+
+class Picky(ResourcePlugin):
+    def create(self, ctx: Any, props: Props) -> Progress | None:
+        raise AssertionError("never created: the properties do not validate")
+
+    def validate(self, props: Props, vctx: Any) -> None:
+        raise PropertyError("too small", path=("properties", "size"))
+
+
+def test_the_plugins_own_validation_runs_before_it_acts() -> None:
+    picky = steps.Call(Picky(), Context(), {}, Operation.CREATE)  # type: ignore[arg-type]
+    with pytest.raises(PropertyError, match=r"^resources\.r\.properties\.size: too small$"):
+        steps.start(picky)
+    with pytest.raises(PropertyError, match="too small"):
+        steps.plan(picky, {})
