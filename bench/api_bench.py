@@ -20,7 +20,6 @@ import http.client
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -30,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from heatclient import client as heat_client
 
+from tests.loopback import serve
 from thermik.api.app import make_app
 from thermik.api.boundary import RequestContext, StackRequest
-from thermik.api.wsgi_server import make_server
 from thermik.conf.settings import ApiSettings, LimitSettings, Settings
 from thermik.orchestration import Orchestrator
 from thermik.service import build_orchestration_service
@@ -136,31 +135,25 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as state:
         service = build_orchestration_service(Settings.embedded(Path(state)))
-        server = make_server(
-            make_app(service, ApiSettings(), limits=LimitSettings()), "127.0.0.1", 0
-        )
-        thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-        thread.start()
-        port = server.server_address[1]
         try:
-            paths = populate(service, args.stacks)
-            middle = paths[len(paths) // 2]
-            with ProcessPoolExecutor(max_workers=args.clients) as pool:
-                rate(pool, port, "GET stack show", middle, args)
-                rate(
-                    pool, port, "GET stack list (limit=20)", f"/v1/{TENANT}/stacks?limit=20", args
-                )
-                rate(
-                    pool, port, f"GET stack list (all {args.stacks})", f"/v1/{TENANT}/stacks", args
-                )
-                rate(pool, port, "GET event list (4 events)", middle + "/events", args)
-            root = f"http://127.0.0.1:{port}"
-            create_latency(root, SMALL, "one", "one RandomString", args)
-            create_latency(root, CHAIN, "chain", "two chained", args)
+            with serve(make_app(service, ApiSettings(), limits=LimitSettings())) as root:
+                measure(service, root, args)
         finally:
-            server.shutdown()
-            server.server_close()
             service.close()
+
+
+def measure(service: Orchestrator, root: str, args: Any) -> None:
+    """Populate the service, then print every figure against the API at ``root``."""
+    paths = populate(service, args.stacks)
+    middle = paths[len(paths) // 2]
+    port = int(root.rsplit(":", 1)[1])
+    with ProcessPoolExecutor(max_workers=args.clients) as pool:
+        rate(pool, port, "GET stack show", middle, args)
+        rate(pool, port, "GET stack list (limit=20)", f"/v1/{TENANT}/stacks?limit=20", args)
+        rate(pool, port, f"GET stack list (all {args.stacks})", f"/v1/{TENANT}/stacks", args)
+        rate(pool, port, "GET event list (4 events)", middle + "/events", args)
+    create_latency(root, SMALL, "one", "one RandomString", args)
+    create_latency(root, CHAIN, "chain", "two chained", args)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.support import TENANT, serve
+from tests.e2e.support import TENANT
+from tests.loopback import serve
 from thermik.api.app import make_app
 from thermik.conf.settings import ApiSettings, LimitSettings, Settings
 from thermik.orchestration import Orchestrator

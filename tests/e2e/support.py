@@ -1,17 +1,11 @@
-"""What the end-to-end tests share: templates, a loopback server, and client-side waiting."""
+"""What the end-to-end tests share: templates and client-side waiting."""
 
 from __future__ import annotations
 
-import contextlib
-import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 from heatclient import exc as heat_exc
-
-from thermik.api.auth import WsgiApp
-from thermik.api.wsgi_server import make_server
 
 TENANT = "tenant1"
 #: How long a client waits for an operation of these small stacks before the test fails.
@@ -66,20 +60,6 @@ def slow_template(update_secs: float) -> dict[str, Any]:
         },
         "outputs": {"word": {"value": {"get_attr": ["sleeper", "output"]}}},
     }
-
-
-@contextlib.contextmanager
-def serve(app: WsgiApp) -> Iterator[str]:
-    """``app`` on a free loopback port, by the server ``thermik-api`` uses; yields its root URL."""
-    server = make_server(app, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def settled(heat: Any, stack: str, deadline: float = DEADLINE) -> Any:

@@ -16,7 +16,8 @@ from heatclient import exc as heat_exc
 from keystoneauth1 import http_basic, noauth, token_endpoint
 from keystoneauth1 import session as ks_session
 
-from tests.e2e.support import TEMPLATE, serve, settled
+from tests.e2e.support import TEMPLATE, settled
+from tests.loopback import serve
 from thermik.api.app import build_app
 from thermik.api.auth import KeystoneContext, WsgiApp
 from thermik.conf.settings import LimitSettings
