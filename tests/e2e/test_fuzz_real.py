@@ -87,10 +87,14 @@ class Target:
             json={"config_id": config["id"], "server_id": "srv"},
         ).json["software_deployment"]
         stack = self.service.identify_stack(ctx, "s1")
-        events = self.service.list_events(ctx, stack, EventQuery())
+        snapshot = self.service.create_snapshot(ctx, stack, "snap")
+        assert self.service.runtime.wait(self.stack_id, 60).settled
+        events = self.service.list_events(ctx, stack, EventQuery(resource_name="server"))
         self.values = {
             **FIELD_VALUES,
             "stack_id": self.stack_id,
+            "output_key": "echo",
+            "snapshot_id": snapshot.id,
             "config_id": config["id"],
             "deployment_id": deployment["id"],
             "event_id": events[-1].id,
