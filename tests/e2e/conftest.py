@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import threading
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.support import TENANT
+from tests.loopback import serve
 from thermik.api.app import make_app
-from thermik.api.wsgi_server import make_server
 from thermik.conf.settings import ApiSettings, LimitSettings, Settings
 from thermik.orchestration import Orchestrator
 from thermik.service import build_orchestration_service
-
-TENANT = "tenant1"
 
 
 @pytest.fixture
@@ -30,13 +29,28 @@ def service(tmp_path: Path) -> Iterator[Orchestrator]:
 @pytest.fixture
 def endpoint(service: Orchestrator) -> Iterator[str]:
     """``http://127.0.0.1:P/v1/<tenant>`` served by thermik.api.wsgi_server over the service."""
-    app = make_app(service, ApiSettings(), limits=LimitSettings())
-    server = make_server(app, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
+    with serve(make_app(service, ApiSettings(), limits=LimitSettings())) as root:
+        yield f"{root}/v1/{TENANT}"
+
+
+@pytest.fixture(scope="module")
+def shared_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Orchestrator]:
+    """One real service for a whole test module (tests keep apart by tenant)."""
+    built = build_orchestration_service(Settings.embedded(tmp_path_factory.mktemp("state")))
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1/{TENANT}"
+        yield built
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+        built.close()
+
+
+@pytest.fixture(scope="module")
+def shared_root(shared_service: Orchestrator) -> Iterator[str]:
+    """``http://127.0.0.1:P``: the noauth API over :func:`shared_service`."""
+    with serve(make_app(shared_service, ApiSettings(), limits=LimitSettings())) as root:
+        yield root
+
+
+@pytest.fixture
+def own_tenant(request: pytest.FixtureRequest) -> str:
+    """A tenant of this test alone, so that its listings see only its own stacks."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", request.node.name).strip("-")[:60]

@@ -15,6 +15,7 @@ from thermik.api.boundary import RequestContext, StackIdentity
 from thermik.conf.settings import LimitSettings
 from thermik.engine.states import State
 from thermik.errors import StackNotFound
+from thermik.orchestration.descriptions import TemplateDescriptions
 from thermik.persistence.store import Store
 from thermik.persistence.values import RawTemplate, Stack
 from thermik.resources import Registry
@@ -78,6 +79,7 @@ class Base:
         self.registry = registry
         self.runtime = runtime
         self.limits = limits
+        self.descriptions = TemplateDescriptions(store)
 
     def find_stack(
         self, ctx: RequestContext, identity: StackIdentity, *, live: bool = False

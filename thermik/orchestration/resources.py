@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from thermik.actors.stored import StoredResolution
 from thermik.api.boundary import (
     Json,
     RequestContext,
@@ -22,6 +23,7 @@ from thermik.errors import (
     LockConflict,
     NotFound,
     ResourceNotFound,
+    ThermikError,
 )
 from thermik.orchestration.base import Base, identity_of
 from thermik.orchestration.versions import current_resources
@@ -150,8 +152,23 @@ class ResourceOperations(Base):
     def resource_metadata(
         self, ctx: RequestContext, stack: StackIdentity, name: str
     ) -> Mapping[str, Json]:
+        """The template's ``metadata`` of the resource (resolved against what the runtime
+        stored, as Heat stores it when it creates the resource), under what the engine wrote
+        into the resource's metadata since (a server's deployments)."""
         row = self.find_stack(ctx, stack)
-        return dict(self.current_resource(row, name).metadata)
+        resource = self.current_resource(row, name)
+        return {**self._template_metadata(row, name), **resource.metadata}
+
+    def _template_metadata(self, stack: Stack, name: str) -> dict[str, Json]:
+        definition = self._definition(stack)
+        if definition is None or name not in definition.resources:
+            return {}
+        try:
+            return definition.resolve_metadata(name, StoredResolution(self.store, stack.id))
+        except ThermikError:
+            # Metadata that cannot be resolved (a function over an attribute the resource
+            # does not have any more) is not a reason to refuse showing the rest.
+            return {}
 
     def signal_resource(
         self, ctx: RequestContext, stack: StackIdentity, name: str, details: Json

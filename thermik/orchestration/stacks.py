@@ -31,7 +31,7 @@ from thermik.orchestration.checks import static_properties, without_runtime
 from thermik.orchestration.outputs import OutputOperations
 from thermik.orchestration.prepare import Prepared, prepare_request
 from thermik.orchestration.views import planned_resource_view, stack_parameters, stack_view
-from thermik.persistence.values import STACK_FILTERS, NewStack, Stack, StackQuery
+from thermik.persistence.values import STACK_FILTERS, NewStack, StackQuery
 from thermik.template import Identity, StackDefinition
 
 #: Heat's rule for stack names.
@@ -189,19 +189,11 @@ class StackOperations(OutputOperations):
         stored = store_query(ctx, query)
         stacks = self.store.list_stacks(stored)
         views = tuple(
-            stack_view(stack, description=self._description(stack), project=query.global_tenant)
+            stack_view(stack, description=self.descriptions.of(stack), project=query.global_tenant)
             for stack in stacks
         )
         count = self.store.count_stacks(stored) if query.with_count else None
         return Page(items=views, count=count)
-
-    def _description(self, stack: Stack) -> Any:
-        try:
-            raw = self.store.get_raw_template(stack.raw_template_id)
-        except NotFound:
-            return ""
-        template = raw.template
-        return template.get("description", template.get("Description", ""))
 
     def identify_stack(self, ctx: RequestContext, name_or_id: str) -> StackIdentity:
         return identity_of(self.identify(ctx, name_or_id))

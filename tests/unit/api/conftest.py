@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import falcon.testing
 import pytest
 
+from tests.loopback import serve
 from tests.unit.api.memory_service import MemoryService
 from thermik.api.app import make_app
-from thermik.api.wsgi_server import make_server
 from thermik.conf.settings import ApiSettings, LimitSettings
 
 TENANT = "tenant1"
@@ -84,12 +83,5 @@ def make_stack(client: falcon.testing.TestClient) -> StackMaker:
 @pytest.fixture
 def live_api(service: MemoryService, limits: LimitSettings) -> Iterator[str]:
     """The app on a free loopback port, served by threads; yields ``http://127.0.0.1:P``."""
-    server = make_server(make_app(service, ApiSettings(), limits=limits), "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve(make_app(service, ApiSettings(), limits=limits)) as root:
+        yield root

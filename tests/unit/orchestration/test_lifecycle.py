@@ -74,6 +74,24 @@ def test_resources_with_state_dependencies_and_attributes(service: Orchestrator)
         service.show_resource(CTX, stack, "nope")
 
 
+def test_resource_metadata_is_the_templates_resolved(service: Orchestrator) -> None:
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "first": {"type": "OS::Heat::TestResource", "properties": {"value": "v1"}},
+            "second": {
+                "type": "OS::Heat::None",
+                "metadata": {"from": {"get_attr": ["first", "output"]}, "fixed": [1, 2]},
+            },
+        },
+    }
+    stack = create(service, template=template)
+    assert service.resource_metadata(CTX, stack, "second") == {"from": "v1", "fixed": [1, 2]}
+    assert service.resource_metadata(CTX, stack, "first") == {}
+    with pytest.raises(ResourceNotFound):
+        service.resource_metadata(CTX, stack, "nope")
+
+
 def test_events_in_order_paged_by_marker(service: Orchestrator) -> None:
     stack = create(service)
     events = service.list_events(CTX, stack, EventQuery())

@@ -1,0 +1,60 @@
+"""The descriptions of stacks' templates, remembered for stack listings.
+
+A listing shows every stack's template description, which lives in the stack's raw template:
+reading one template per stack made a list of a thousand stacks cost a thousand queries. A
+stored template row never changes (an update stores a new row), and the id of a deleted row is
+only reused when no newer row exists, which a stack's own current row always is; so one
+(stack id, template id) pair names one description for good and can be kept.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from thermik.errors import NotFound
+from thermik.persistence.store import Store
+from thermik.persistence.values import Stack
+
+#: How many descriptions are kept (the least recently used go first).
+CACHE_SIZE = 8192
+
+
+class TemplateDescriptions:
+    """The description of each stack's current template, read once."""
+
+    def __init__(self, store: Store, size: int = CACHE_SIZE) -> None:
+        self._store = store
+        self._size = size
+        self._known: OrderedDict[tuple[str, int], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """How many descriptions are kept."""
+        with self._lock:
+            return len(self._known)
+
+    def __contains__(self, stack: Stack) -> bool:
+        """Whether the description of the stack's current template is kept."""
+        with self._lock:
+            return (stack.id, stack.raw_template_id) in self._known
+
+    def of(self, stack: Stack) -> Any:
+        """``description`` of the stack's template ("" when the template is gone)."""
+        key = (stack.id, stack.raw_template_id)
+        with self._lock:
+            if key in self._known:
+                self._known.move_to_end(key)
+                return self._known[key]
+        try:
+            template = self._store.get_raw_template(stack.raw_template_id).template
+        except NotFound:
+            # Being purged: nothing to remember.
+            return ""
+        description = template.get("description", template.get("Description", ""))
+        with self._lock:
+            self._known[key] = description
+            if len(self._known) > self._size:
+                self._known.popitem(last=False)
+        return description
