@@ -67,6 +67,22 @@ def test_a_delete_interrupted_by_a_clean_stop_resumes(sqlite_url: str) -> None:
         assert again.locked(stack_id) == []
 
 
+def test_an_update_interrupted_by_a_clean_stop_resumes(sqlite_url: str) -> None:
+    def slow_update(value: str) -> dict[str, object]:
+        return res(value, action_wait_secs={"update": 1.0})
+
+    with harness_on(sqlite_url) as first:
+        stack_id = first.create({"a": slow_update("one"), "b": slow_update("one")})
+        second = first.template({"a": slow_update("two"), "b": slow_update("two")})
+        first.converge(stack_id, Action.UPDATE, second)
+        wait_until(lambda: "UPDATE_IN_PROGRESS" in first.states(stack_id).values())
+    with harness_on(sqlite_url) as again:
+        assert again.wait(stack_id) == "UPDATE_COMPLETE", again.reason(stack_id)
+        assert [event for event in again.events(stack_id) if event[2] == "FAILED"] == []
+        assert len(again.rows(stack_id)) == 2
+        assert again.value_of(stack_id, "a") == again.value_of(stack_id, "b") == "two"
+
+
 def test_a_killed_engines_running_action_fails_as_engine_went_down(sqlite_url: str) -> None:
     store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
     template = {"heat_template_version": HOT, "resources": {"slow": res(wait_secs=30)}}

@@ -97,6 +97,8 @@ class NodeWork:
         self.cancelled = False
         self.reported = False
         self.over = False
+        #: The work took up an action a cleanly stopped engine suspended.
+        self.resumed = False
 
     @property
     def name(self) -> str:
@@ -226,6 +228,7 @@ class NodeWork:
             self._lock_lost()
             return
         self.locked = True
+        self.resumed = True
         fresh = operation is Operation.CREATE and row.physical_resource_id is None
         call = self._call(plugin_cls(), props, operation, never_created=fresh)
         where = suspension.take(self.store, row)
@@ -236,6 +239,23 @@ class NodeWork:
             self._submit(lambda: steps.start(call))
         else:
             self._submit(lambda: steps.poll(call, progress))
+
+    def _resumed_complete(self, result: steps.Completed) -> None:
+        """The resumed action ended: a converging node now converges the row as usual (the
+        traversal may converge to another template than the suspended action did)."""
+        row = self.row
+        assert row is not None
+        self.resumed = False
+        if not node_rules.converges(self.check):
+            self._complete(result)
+            return
+        changes = ResourceChanges(physical_resource_id=node_rules.physical_change(self.call))
+        engine = self.services.engine_id
+        self.row = rows.unlock(
+            self.store, row, engine, Status.COMPLETE, rows.STATE_CHANGED, changes
+        )
+        self.locked = False
+        self._begin()
 
     def suspend(self, step: StepFinished[Any] | None) -> None:
         """The engine stops cleanly: leave the locked row IN_PROGRESS, unlocked, with where
@@ -363,6 +383,8 @@ class NodeWork:
                 self._cancel_plugin()
             else:
                 self._wait(Waiting.POLL, result.poll_after)
+        elif isinstance(result, steps.Completed) and self.resumed:
+            self._resumed_complete(result)
         elif isinstance(result, steps.Completed):
             self._complete(result)
         elif isinstance(result, steps.Replace):
