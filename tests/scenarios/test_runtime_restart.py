@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
-from tests.scenarios.runtime_harness import harness_on, res, wait_until
+from tests.scenarios.crash_engine import CRASH_SETTINGS
+from tests.scenarios.runtime_harness import HOT, REGISTRY, harness_on, res, wait_until
+from thermik.actors.runtime import EngineRuntime
+from thermik.conf.settings import DatabaseSettings
 from thermik.engine.states import Action
+from thermik.persistence.factory import open_store
+from thermik.persistence.resource_values import EventQuery
+from thermik.persistence.values import NewStack
+
+ROOT = Path(__file__).resolve().parents[2]
+WENT_DOWN = "Engine went down during resource CREATE"
 
 
 def test_a_restarted_engine_finishes_what_the_stopped_one_started(sqlite_url: str) -> None:
     with harness_on(sqlite_url) as first:
-        stack_id = first.stack({f"r{i}": res(wait_secs=0.3) for i in range(6)})
+        stack_id = first.stack({f"r{i}": res(wait_secs=0.6) for i in range(6)})
         first.converge(stack_id, Action.CREATE)
         wait_until(lambda: "CREATE_IN_PROGRESS" in first.states(stack_id).values())
     with harness_on(sqlite_url) as again:
@@ -20,6 +34,9 @@ def test_a_restarted_engine_finishes_what_the_stopped_one_started(sqlite_url: st
             again.store.list_traversal_arrivals(again.store.get_stack(stack_id).current_traversal)
             == []
         )
+        # A clean stop fails nothing: the actions it interrupted resumed, no version replaced.
+        assert [event for event in again.events(stack_id) if event[2] == "FAILED"] == []
+        assert len(again.rows(stack_id)) == 6
 
 
 def test_the_deadline_counts_from_the_first_engines_start(sqlite_url: str) -> None:
@@ -34,3 +51,65 @@ def test_the_deadline_counts_from_the_first_engines_start(sqlite_url: str) -> No
         assert time.monotonic() - started < 15
         assert again.locked(stack_id) == []
         assert again.states(stack_id)["quick"] == "CREATE_COMPLETE"
+
+
+def test_a_delete_interrupted_by_a_clean_stop_resumes(sqlite_url: str) -> None:
+    slow_delete = res(action_wait_secs={"delete": 1.0})
+    with harness_on(sqlite_url) as first:
+        stack_id = first.create({"a": slow_delete, "b": slow_delete})
+        assert first.wait(stack_id) == "CREATE_COMPLETE"
+        first.converge(stack_id, Action.DELETE)
+        wait_until(lambda: "DELETE_IN_PROGRESS" in first.states(stack_id).values())
+    with harness_on(sqlite_url) as again:
+        assert again.wait(stack_id) == "DELETE_COMPLETE", again.reason(stack_id)
+        reasons = [event[3] for event in again.events(stack_id) if event[2] == "FAILED"]
+        assert reasons == []
+        assert again.locked(stack_id) == []
+
+
+def test_an_update_interrupted_by_a_clean_stop_resumes(sqlite_url: str) -> None:
+    def slow_update(value: str) -> dict[str, object]:
+        return res(value, action_wait_secs={"update": 1.0})
+
+    with harness_on(sqlite_url) as first:
+        stack_id = first.create({"a": slow_update("one"), "b": slow_update("one")})
+        second = first.template({"a": slow_update("two"), "b": slow_update("two")})
+        first.converge(stack_id, Action.UPDATE, second)
+        wait_until(lambda: "UPDATE_IN_PROGRESS" in first.states(stack_id).values())
+    with harness_on(sqlite_url) as again:
+        assert again.wait(stack_id) == "UPDATE_COMPLETE", again.reason(stack_id)
+        assert [event for event in again.events(stack_id) if event[2] == "FAILED"] == []
+        assert len(again.rows(stack_id)) == 2
+        assert again.value_of(stack_id, "a") == again.value_of(stack_id, "b") == "two"
+
+
+def test_a_killed_engines_running_action_fails_as_engine_went_down(sqlite_url: str) -> None:
+    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
+    template = {"heat_template_version": HOT, "resources": {"slow": res(wait_secs=30)}}
+    raw = store.store_raw_template(template, {}, {})
+    stack_id = store.create_stack(NewStack("killed", "tenant", raw, disable_rollback=True)).id
+    engine = subprocess.Popen(
+        [sys.executable, "-m", "tests.scenarios.crash_engine", sqlite_url, stack_id, str(raw)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        wait_until(lambda: any(r.engine_id for r in store.list_resources(stack_id)))
+        killed = next(r.engine_id for r in store.list_resources(stack_id) if r.engine_id)
+    finally:
+        engine.send_signal(signal.SIGKILL)
+        engine.communicate()
+    runtime = EngineRuntime.start(store=store, registry=REGISTRY, settings=CRASH_SETTINGS)
+    try:
+        # Once the killed engine's lease expired, its locked row is released as FAILED (the
+        # resumed traversal then replaces that version, as after any failed create).
+        def went_down() -> bool:
+            events = store.list_events(EventQuery(stack_id))
+            return any(e.resource_status_reason == WENT_DOWN for e in events)
+
+        wait_until(went_down)
+        assert all(row.engine_id != killed for row in store.list_resources(stack_id))
+    finally:
+        runtime.stop()
+        store.close()

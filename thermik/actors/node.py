@@ -18,7 +18,7 @@ import enum
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from thermik.actors import node_rules, rows, steps
+from thermik.actors import node_rules, rows, steps, suspension
 from thermik.actors.context import StoreContext
 from thermik.actors.plan import TraversalPlan
 from thermik.actors.services import Services
@@ -97,6 +97,8 @@ class NodeWork:
         self.cancelled = False
         self.reported = False
         self.over = False
+        #: The work took up an action a cleanly stopped engine suspended.
+        self.resumed = False
 
     @property
     def name(self) -> str:
@@ -124,6 +126,9 @@ class NodeWork:
             if hint is None or (self.action is NodeAction.DELETE and hint.action == "INIT"):
                 hint = self.store.get_resource(self.check.node.version_id)
             self.row = row = hint
+        if suspension.is_suspended(row):
+            self._resume(row)
+            return
         self.action = node_rules.effective_action(self.check.action, row)
         handler = {
             NodeAction.CREATE: self._create,
@@ -204,6 +209,79 @@ class NodeWork:
             return
         call = self._call(plugin_cls(), props, operation)
         self._submit(lambda: steps.start(call))
+
+    def _resume(self, row: Resource) -> None:
+        """Take up the action a cleanly stopped engine suspended: poll it on from its
+        recorded progress, or start it again when none was recorded."""
+        operation = suspension.operation_of(row)
+        if operation is None:
+            self.row = rows.steal(self.store, row)
+            self._begin()
+            return
+        plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
+        props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
+        try:
+            self.row = rows.lock(
+                self.store, row, self.services.engine_id, Action(row.action), ResourceChanges()
+            )
+        except LockConflict:
+            self._lock_lost()
+            return
+        self.locked = True
+        self.resumed = True
+        fresh = operation is Operation.CREATE and row.physical_resource_id is None
+        call = self._call(plugin_cls(), props, operation, never_created=fresh)
+        where = suspension.take(self.store, row)
+        self.progress = progress = where.progress
+        if where.done:
+            self._submit(lambda: steps.attribute_values(call))
+        elif not where.known and operation in suspension.RESTARTABLE:
+            self._submit(lambda: steps.start(call))
+        else:
+            self._submit(lambda: steps.poll(call, progress))
+
+    def _resumed_complete(self, result: steps.Completed) -> None:
+        """The resumed action ended: a converging node now converges the row as usual (the
+        traversal may converge to another template than the suspended action did)."""
+        row = self.row
+        assert row is not None
+        self.resumed = False
+        if not node_rules.converges(self.check):
+            self._complete(result)
+            return
+        changes = ResourceChanges(physical_resource_id=node_rules.physical_change(self.call))
+        engine = self.services.engine_id
+        self.row = rows.unlock(
+            self.store, row, engine, Status.COMPLETE, rows.STATE_CHANGED, changes
+        )
+        self.locked = False
+        self._begin()
+
+    def suspend(self, step: StepFinished[Any] | None) -> None:
+        """The engine stops cleanly: leave the locked row IN_PROGRESS, unlocked, with where
+        its action was recorded, for the next engine to resume (nothing is reported).
+
+        ``step`` is the outcome of the step that was running, if it ended; a row whose step
+        failed or did not end stays locked, for recovery to fail it as a dead engine's.
+        """
+        row = self.row
+        if self.over or not self.locked or row is None:
+            return
+        where = suspension.Suspended()
+        if self.waiting is Waiting.POLL:
+            where = suspension.Suspended(known=True, progress=self.progress)
+        elif self.waiting is Waiting.STEP:
+            result = None if step is None or step.failure is not None else step.result
+            if isinstance(result, steps.Pending):
+                where = suspension.Suspended(known=True, progress=result.progress)
+            elif isinstance(result, steps.Completed):
+                where = suspension.Suspended(known=True, done=True)
+            else:
+                return
+        physical = node_rules.physical_change(self.call)
+        self.row = suspension.suspend(self.store, row, self.services.engine_id, where, physical)
+        self.locked = False
+        self.over = True
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -305,6 +383,8 @@ class NodeWork:
                 self._cancel_plugin()
             else:
                 self._wait(Waiting.POLL, result.poll_after)
+        elif isinstance(result, steps.Completed) and self.resumed:
+            self._resumed_complete(result)
         elif isinstance(result, steps.Completed):
             self._complete(result)
         elif isinstance(result, steps.Replace):

@@ -170,12 +170,17 @@ def physical_change(call: steps.Call | None) -> str | Keep | None:
     return call.ctx.physical_id
 
 
+def converges(check: CheckResource) -> bool:
+    """Whether the node converges its version to the traversal's template."""
+    return check.node.is_update and check.action in _CONVERGING
+
+
 def completion_changes(
     row: Resource, check: CheckResource, plan: TraversalPlan, call: steps.Call | None
 ) -> ResourceChanges:
     """What a successful node records on its row besides the state."""
     physical = physical_change(call)
-    if not check.node.is_update or check.action not in _CONVERGING:
+    if not converges(check):
         return ResourceChanges(physical_resource_id=physical)
     return ResourceChanges(
         physical_resource_id=physical,

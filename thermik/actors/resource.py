@@ -14,9 +14,11 @@ is over.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import contextlib
 import dataclasses
 import itertools
+import logging
 import sys
 from collections.abc import Callable
 from types import TracebackType
@@ -39,7 +41,11 @@ from thermik.engine.messages import (
     SignalRequest,
     StepFinished,
 )
-from thermik.errors import Failure, PluginError
+from thermik.errors import Failure, PluginError, ThermikError
+
+LOG = logging.getLogger(__name__)
+#: How long a clean stop waits for a running plugin step (the runtime waits 5 s per actor).
+STOP_STEP_WAIT = 3.0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -59,6 +65,8 @@ class ResourceActor(PooledActor):
         self.signals: collections.deque[SignalRequest] = collections.deque()
         self.signal: SignalWork | None = None
         self._jobs = itertools.count(1)
+        #: The last step submitted (a clean stop waits for it to know where its action is).
+        self.step: concurrent.futures.Future[StepFinished[Any]] | None = None
 
     # -- the port the works use -------------------------------------------------------------
 
@@ -66,15 +74,16 @@ class ResourceActor(PooledActor):
         """Run ``step`` on the executor and report back ``StepFinished(job)``."""
         me = self.actor_ref
 
-        def run() -> None:
+        def run() -> StepFinished[Any]:
             try:
                 outcome = StepFinished(job, step())
             except Exception as error:  # plugin bugs are failures of the node, not of us
                 outcome = StepFinished(job, None, Failure.from_exception(error))
             with contextlib.suppress(pykka.ActorDeadError):
                 me.tell(outcome)
+            return outcome
 
-        self.services.executor.submit(run)
+        self.step = self.services.executor.submit(run)
 
     def later(self, job: int, seconds: float, *, grace: bool = False) -> TimerHandle:
         """Tell ``PollDue(job, grace)`` to this actor after ``seconds``."""
@@ -143,6 +152,22 @@ class ResourceActor(PooledActor):
             self.signal.begin()
         if self.work is None and self.signal is None and not self.pending and not self.signals:
             self.services.resources.retire(self.version_id, self)
+
+    def on_stop(self) -> None:
+        """The engine stops: the running action stays resumable (see ``suspension``)."""
+        work = self.work
+        if work is None:
+            return
+        step = None
+        if self.step is not None:
+            with contextlib.suppress(
+                concurrent.futures.TimeoutError, concurrent.futures.CancelledError
+            ):
+                step = self.step.result(timeout=STOP_STEP_WAIT)
+        try:
+            work.suspend(step if step is not None and step.job == work.job else None)
+        except ThermikError as error:
+            LOG.warning("resource version %s: left for recovery: %s", self.version_id, error)
 
     def on_failure(
         self,

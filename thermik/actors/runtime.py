@@ -10,6 +10,7 @@ wait for the actor's answer, ``wait`` for a traversal to end.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import logging
 import socket
 import threading
@@ -17,6 +18,8 @@ import time
 import uuid
 from collections.abc import Mapping
 from typing import Any
+
+import pykka
 
 from thermik.actors import recovery
 from thermik.actors.resource import ResourceActor, Wake
@@ -41,6 +44,8 @@ LOG = logging.getLogger(__name__)
 MAX_ACTOR_THREADS = 4096
 #: How long a caller waits for an actor to answer a request.
 ANSWER_TIMEOUT = 300.0
+#: How long ``stop`` waits for each actor to stop.
+STOP_WAIT = 5.0
 #: How often ``wait`` looks at a stack driven by another engine.
 POLL_OTHER_ENGINE = 0.5
 
@@ -254,10 +259,12 @@ class EngineRuntime:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
         actors = services.stacks.close() + services.resources.close()
-        for actor in actors:
-            actor.stop(block=False)
-        for actor in actors:
-            actor.actor_stopped.wait(5)
+        # Wait for the stop replies, not ``actor_stopped``: pykka sets that before ``on_stop``
+        # runs, and a resource actor's ``on_stop`` leaves its action resumable.
+        stopping = [actor.stop(block=False) for actor in actors]
+        for future in stopping:
+            with contextlib.suppress(pykka.Timeout):
+                future.get(timeout=STOP_WAIT)
         services.timers.stop()
         services.executor.shutdown(wait=False, cancel_futures=True)
         services.threads.shutdown(wait=False, cancel_futures=True)
