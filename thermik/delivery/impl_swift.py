@@ -19,10 +19,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import random
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Self
 from urllib.parse import urlsplit
 
@@ -88,8 +89,14 @@ def _required(settings: SwiftSettings, option: str) -> str:
     return str(value)
 
 
-def connect(settings: SwiftSettings, timeout: float = 30.0) -> swiftclient.Connection:
-    """A swiftclient connection from settings, without swiftclient's sleeping retries."""
+def connect(
+    settings: SwiftSettings, timeout: float = 30.0, storage_url: str | None = None
+) -> swiftclient.Connection:
+    """A swiftclient connection from settings, without swiftclient's sleeping retries.
+
+    ``storage_url`` replaces the storage URL the authentication answers with (to talk to the
+    account through another proxy of the same cluster).
+    """
     auth_url = _required(settings, "auth_url")
     username = _required(settings, "username")
     password = _required(settings, "password")
@@ -101,6 +108,7 @@ def connect(settings: SwiftSettings, timeout: float = 30.0) -> swiftclient.Conne
             auth_version="1",
             retries=0,
             timeout=timeout,
+            preauthurl=storage_url,
         )
     auth = v3.Password(
         auth_url=auth_url,
@@ -111,12 +119,21 @@ def connect(settings: SwiftSettings, timeout: float = 30.0) -> swiftclient.Conne
         project_domain_name=settings.project_domain_name,
     )
     return swiftclient.Connection(
-        session=ksa_session.Session(auth=auth, timeout=timeout), retries=0, timeout=timeout
+        session=ksa_session.Session(auth=auth, timeout=timeout),
+        retries=0,
+        timeout=timeout,
+        preauthurl=storage_url,
     )
 
 
 class SwiftBackend(DeliveryBackend):
-    """Delivery through Swift TempURLs."""
+    """Delivery through Swift TempURLs.
+
+    ``proxy_urls`` names further proxies of the same cluster (``scheme://host:port``): each
+    metadata write and read-back then goes through one chosen at random among the proxy the
+    authentication names and these, as behind a load balancer, so a deployment can check
+    that delivery holds when the proxies' clocks disagree.
+    """
 
     name = "swift"
 
@@ -128,12 +145,16 @@ class SwiftBackend(DeliveryBackend):
         max_signal_size: int = 1048576,
         clock: Callable[[], float] = time.time,
         setup_attempts: int = 3,
+        proxy_urls: Sequence[str] = (),
+        rng: random.Random | None = None,
     ) -> None:
         self._settings = settings
         self._url_lifetime = url_lifetime
         self._max_signal_size = max_signal_size
         self._clock = clock
         self._setup_attempts = setup_attempts
+        self._proxy_urls = tuple(url.rstrip("/") for url in proxy_urls)
+        self._rng = rng or random.Random()
         # swiftclient connections are not thread-safe; executor threads get one each.
         self._local = threading.local()
         self._connections: list[swiftclient.Connection] = []
@@ -155,6 +176,25 @@ class SwiftBackend(DeliveryBackend):
         if conn is None:
             conn = connect(self._settings)
             self._local.conn = conn
+            with self._lock:
+                self._connections.append(conn)
+        return conn
+
+    def _object_conn(self) -> swiftclient.Connection:
+        """The connection for one metadata write or read-back (through a random proxy)."""
+        if not self._proxy_urls:
+            return self._conn()
+        with self._lock:
+            choice = self._rng.randrange(len(self._proxy_urls) + 1)
+        if choice == 0:
+            return self._conn()
+        proxies: dict[int, swiftclient.Connection] = self._local.__dict__.setdefault("proxies", {})
+        conn = proxies.get(choice)
+        if conn is None:
+            storage = urlsplit(self._storage_and_key()[0])
+            base = urlsplit(self._proxy_urls[choice - 1])
+            url = storage._replace(scheme=base.scheme, netloc=base.netloc).geturl()
+            conn = proxies[choice] = connect(self._settings, storage_url=url)
             with self._lock:
                 self._connections.append(conn)
         return conn
@@ -206,7 +246,7 @@ class SwiftBackend(DeliveryBackend):
         container, obj = endpoint.locator["container"], endpoint.locator["object"]
         response: dict[str, Any] = {}
         with map_swift_errors(f"writing {container}/{obj}"):
-            self._conn().put_object(
+            self._object_conn().put_object(
                 container,
                 obj,
                 json.dumps(document, sort_keys=True).encode(),
@@ -217,10 +257,12 @@ class SwiftBackend(DeliveryBackend):
         status = int(response.get("status", 201))
         return PublishResult(status == 201, status, str(response.get("reason", "")))
 
-    def _get(self, container: str, obj: str) -> tuple[Mapping[str, str], bytes] | None:
+    def _get(
+        self, container: str, obj: str, conn: swiftclient.Connection | None = None
+    ) -> tuple[Mapping[str, str], bytes] | None:
         with map_swift_errors(f"reading {container}/{obj}"):
             try:
-                headers, body = self._conn().get_object(
+                headers, body = (conn or self._conn()).get_object(
                     container, obj, headers={"X-Newest": "true"}
                 )
             except swiftclient.ClientException as exc:
@@ -230,7 +272,8 @@ class SwiftBackend(DeliveryBackend):
         return headers, body
 
     def read_back(self, endpoint: MetadataEndpoint) -> Mapping[str, Any] | None:
-        found = self._get(endpoint.locator["container"], endpoint.locator["object"])
+        locator = endpoint.locator
+        found = self._get(locator["container"], locator["object"], self._object_conn())
         if found is None:
             return None
         served: Mapping[str, Any] = json.loads(found[1])

@@ -20,6 +20,7 @@ from typing import Any
 from thermik.delivery.base import ServerRef
 from thermik.delivery.document import (
     DeploymentFacts,
+    DerivedConfig,
     SourceConfig,
     deployment_ids,
     derive_config,
@@ -102,6 +103,20 @@ class RoundResult:
     reports: tuple[DeliveryReport, ...]
 
 
+def racing_deployment(server_id: str, index: int, config_id: str) -> DerivedConfig:
+    """Deployment ``index`` of a race round, a trivial script with its own ``config_id``."""
+    facts = DeploymentFacts(
+        server_id=server_id,
+        action="CREATE",
+        stack_path="race/1",
+        resource_name=f"deployment_{index}",
+        signal_transport="NO_SIGNAL",
+        physical_name=f"race-deployment_{index}",
+        name=f"step-{index:04d}",
+    )
+    return derive_config(SOURCE, facts, config_id=config_id, created_at=EPOCH)
+
+
 class RaceWorld:
     """The shared environment of one round: clock, store, database, arrivals."""
 
@@ -142,16 +157,7 @@ class RaceWorld:
 
     def _insert(self, index: int, on_committed: Callable[[int], None]) -> None:
         config_id = f"cfg-{index:04d}"
-        facts = DeploymentFacts(
-            server_id=SERVER,
-            action="CREATE",
-            stack_path="race/1",
-            resource_name=f"deployment_{index}",
-            signal_transport="NO_SIGNAL",
-            physical_name=f"race-deployment_{index}",
-            name=f"step-{index:04d}",
-        )
-        derived = derive_config(SOURCE, facts, config_id=config_id, created_at=EPOCH)
+        derived = racing_deployment(SERVER, index, config_id)
         self.deployments.put_deployment(SERVER, f"dep-{index}", derived)
         self.expected.add(config_id)
         self.sim.call_later(self.db_delay().seconds, functools.partial(on_committed, index))

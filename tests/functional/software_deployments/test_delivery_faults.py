@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.functional.software_deployments.engine import CTX, EngineUnderTest
 from tests.functional.software_deployments.http_agent import HttpAgent
-from thermik.api.boundary import EventView
+from thermik.api.boundary import EventView, StackIdentity
 from thermik.delivery.fakeswift_cluster import FakeSwiftCluster
 from thermik.delivery.impl_fakeswift import FakeSwiftBackend
 from thermik.delivery.metadata_writer import DeliveryPolicy
@@ -52,6 +52,14 @@ def server_events(events: list[EventView], reason_start: str) -> list[EventView]
     ]
 
 
+def wait_for_recovery(engine: EngineUnderTest, stack: StackIdentity, seconds: float) -> None:
+    """Wait until the server's "Metadata delivery recovered" event is there."""
+    deadline = time.monotonic() + seconds
+    while not server_events(engine.events(stack), "Metadata delivery recovered"):
+        assert time.monotonic() < deadline, "delivery never recovered"
+        time.sleep(0.05)
+
+
 def test_swift_down_fails_the_deployment_clearly_and_delivery_resumes(tmp_path: Path) -> None:
     cluster = FakeSwiftCluster()
     engine = EngineUnderTest(tmp_path, backend=FakeSwiftBackend(cluster, serve=True), policy=FAST)
@@ -75,10 +83,7 @@ def test_swift_down_fails_the_deployment_clearly_and_delivery_resumes(tmp_path: 
         (failing,) = server_events(events, "Metadata delivery failing: ")
         assert "still retrying" in failing.status_reason
         cluster.configure(down=False)
-        deadline = time.monotonic() + 30
-        while not server_events(engine.events(stack), "Metadata delivery recovered"):
-            assert time.monotonic() < deadline, "delivery never recovered"
-            time.sleep(0.05)
+        wait_for_recovery(engine, stack, 30)
         with HttpAgent(url).running():
             engine.update(stack, deployments=True)
             view = engine.wait(stack, 60)

@@ -5,7 +5,6 @@ deploys."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -20,6 +19,7 @@ from tests.functional.software_deployments.test_delivery_faults import (
     FAST,
     TEMPLATE,
     server_events,
+    wait_for_recovery,
 )
 from thermik.conf.settings import DeliverySettings, SwiftSettings
 
@@ -55,10 +55,7 @@ def test_swift_down_and_back(tmp_path: Path, swift_env: SwiftEnv) -> None:
         assert "Connection refused" in view.status_reason
         assert server_events(engine.events(stack), "Metadata delivery failing: ")
         gate.open()
-        deadline = time.monotonic() + 60
-        while not server_events(engine.events(stack), "Metadata delivery recovered"):
-            assert time.monotonic() < deadline, "delivery never recovered"
-            time.sleep(0.1)
+        wait_for_recovery(engine, stack, 60)
         with HttpAgent(url).running():
             engine.update(stack, deployments=True, signal="TEMP_URL_SIGNAL")
             view = engine.wait(stack, 60)
