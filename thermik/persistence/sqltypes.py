@@ -52,9 +52,14 @@ class JsonText(TypeDecorator[Any]):
     def process_result_value(self, value: str | None, dialect: Dialect) -> Any:
         if value is None:
             return None
+        if len(value) < _SHARED_FROM:
+            return json.loads(value)
         return _shared(json.loads(value, object_pairs_hook=_shared_object))
 
 
+#: Documents from this size on (templates, big dependency lists) share their short strings;
+#: smaller ones are not worth the slower decoding (most rows read on the hot path).
+_SHARED_FROM = 4096
 #: Strings up to this length (names, types, short values) are shared between documents.
 _SHARED_LENGTH = 64
 
