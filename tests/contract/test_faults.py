@@ -226,7 +226,9 @@ def test_deadlock_is_retried_not_raised(server: tuple[str, str, Database]) -> No
     for thread in threads:
         thread.join()
     assert errors == []
-    assert len(attempts) == 3  # one transaction was chosen as the victim and re-run
+    # A victim was chosen and re-run; on a busy machine its retry can race the survivor for the
+    # first row and deadlock once more, so more runs are fine as long as each committed once.
+    assert len(attempts) >= 3
     intervals = db.read(
         lambda c: c.execute(text("SELECT report_interval FROM engine_service")).scalars().all()
     )

@@ -192,6 +192,21 @@ def test_update_stack_is_fenced_by_traversal(store: SqlStore) -> None:
         store.update_stack("missing", "T1", StackChanges(status="COMPLETE"))
 
 
+def test_update_stack_with_tags_alone(store: SqlStore, clock: FakeClock) -> None:
+    stack = make_stack(store, current_traversal="T1", tags=("old",))
+    clock.advance(5)
+    got = store.update_stack(stack.id, "T1", StackChanges(tags=("new", "newer")))
+    assert got.tags == ("new", "newer")
+    assert got.updated_at == clock.now
+    assert (got.disable_rollback, got.status) == (stack.disable_rollback, stack.status)
+    swapped = store.swap_traversal(stack.id, "T1", "T2", StackChanges(tags=()))
+    assert (swapped.current_traversal, swapped.tags) == ("T2", ())
+    with pytest.raises(TraversalConflict):
+        store.update_stack(stack.id, "T1", StackChanges(tags=("late",)))
+    assert store.get_stack(stack.id).tags == ()
+    assert store.update_stack(stack.id, "T2", StackChanges()).current_traversal == "T2"
+
+
 def test_soft_delete_frees_the_name(store: SqlStore) -> None:
     stack = make_stack(store, current_traversal="T1")
     with pytest.raises(TraversalConflict):

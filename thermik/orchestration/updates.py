@@ -89,11 +89,7 @@ class UpdateOperations(Base):
             self.store.delete_raw_template(template_id)
             raise
         if request.tags is not None:
-            rollback = request.disable_rollback
-            if rollback is None:
-                rollback = row.disable_rollback
-            # The rollback setting rides along: the store needs a column besides the tags.
-            changes = StackChanges(tags=request.tags, disable_rollback=rollback)
+            changes = StackChanges(tags=request.tags)
             # A newer operation may have superseded this update already; its own tags stand.
             with contextlib.suppress(TraversalConflict):
                 self.store.update_stack(row.id, traversal, changes)

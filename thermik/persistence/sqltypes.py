@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import sys
 from typing import Any
 
 from sqlalchemy import DateTime, Dialect, Text
@@ -49,4 +50,32 @@ class JsonText(TypeDecorator[Any]):
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
     def process_result_value(self, value: str | None, dialect: Dialect) -> Any:
-        return None if value is None else json.loads(value)
+        if value is None:
+            return None
+        if len(value) < _SHARED_FROM:
+            return json.loads(value)
+        return _shared(json.loads(value, object_pairs_hook=_shared_object))
+
+
+#: Documents from this size on (templates, big dependency lists) share their short strings;
+#: smaller ones are not worth the slower decoding (most rows read on the hot path).
+_SHARED_FROM = 4096
+#: Strings up to this length (names, types, short values) are shared between documents.
+_SHARED_LENGTH = 64
+
+
+def _shared(value: Any) -> Any:
+    """``value`` with its short strings interned, and those of a list of strings.
+
+    A template of 5,000 resources each depending on hundreds of others repeats the same names
+    millions of times; decoded naively every occurrence is its own string object.
+    """
+    if type(value) is str:
+        return sys.intern(value) if len(value) <= _SHARED_LENGTH else value
+    if type(value) is list:
+        return [sys.intern(v) if type(v) is str and len(v) <= _SHARED_LENGTH else v for v in value]
+    return value
+
+
+def _shared_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    return {sys.intern(key): _shared(item) for key, item in pairs}

@@ -74,6 +74,7 @@ class StackBuilder:
         self.parser = Parser(self.scope)
         self.resource_spelling = {v: k for k, v in self.version.resource_keys.items()}
         self.output_spelling = {v: k for k, v in self.version.output_keys.items()}
+        self.depends_on: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def reader(self, name: str, snippet: Mapping[str, Any]) -> FieldReader:
         where = self.template.path("resources", name)
@@ -117,12 +118,13 @@ class StackBuilder:
                     'Resource name may not contain "/"', path=self.template.path("resources", name)
                 )
 
-    def _resource(
-        self, name: str, snippet: Mapping[str, Any], condition: Any
-    ) -> ResourceDefinition:
-        reader = self.reader(name, snippet)
-        type_name = reader.type_name()
+    def _checked_depends_on(self, name: str, reader: FieldReader) -> tuple[str, ...]:
+        """The resource's ``depends_on``, checked once and shared by every resource listing the
+        same names (layers of resources each depending on a whole previous layer)."""
         depends_on = reader.depends_on()
+        known = self.depends_on.get(depends_on)
+        if known is not None:
+            return known
         for dep in depends_on:
             if dep not in self.scope.all_resources:
                 raise TemplateError(
@@ -131,6 +133,15 @@ class StackBuilder:
                     path=reader.path("depends_on"),
                     resource=name,
                 )
+        self.depends_on[depends_on] = depends_on
+        return depends_on
+
+    def _resource(
+        self, name: str, snippet: Mapping[str, Any], condition: Any
+    ) -> ResourceDefinition:
+        reader = self.reader(name, snippet)
+        type_name = reader.type_name()
+        depends_on = self._checked_depends_on(name, reader)
         external_id = reader.parsed("external_id", str)
         if external_id is not None and depends_on:
             raise TemplateError(

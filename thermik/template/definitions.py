@@ -125,18 +125,36 @@ class StackDefinition:
         """Resource name -> names of the resources it requires (enabled resources only)."""
         if self._requires is None:
             requires = {}
+            # Resources requiring the same names share one set (layers where every resource
+            # requires a whole previous layer would otherwise hold millions of entries).
+            shared: dict[frozenset[str], frozenset[str]] = {}
             for name, defn in self.resources.items():
-                requires[name] = frozenset(r for r in defn.requires() if r in self.resources)
+                needs = frozenset(r for r in defn.requires() if r in self.resources)
+                requires[name] = shared.setdefault(needs, needs)
             self._requires = requires
         return self._requires
 
     def required_by(self) -> Mapping[str, frozenset[str]]:
         """Resource name -> names of the resources that require it."""
-        users: dict[str, set[str]] = {name: set() for name in self.resources}
+        # Resources requiring the same set form a group; a resource's users are the union of
+        # the groups requiring it, built once per distinct combination of groups.
+        groups: dict[frozenset[str], list[str]] = {}
         for name, deps in self.dependencies().items():
+            groups.setdefault(deps, []).append(name)
+        member_of: dict[str, list[int]] = {name: [] for name in self.resources}
+        for index, deps in enumerate(groups):
             for dep in deps:
-                users[dep].add(name)
-        return {name: frozenset(found) for name, found in users.items()}
+                member_of[dep].append(index)
+        members = list(groups.values())
+        shared: dict[tuple[int, ...], frozenset[str]] = {}
+        users = {}
+        for name, indexes in member_of.items():
+            key = tuple(indexes)
+            found = shared.get(key)
+            if found is None:
+                found = shared[key] = frozenset(n for i in key for n in members[i])
+            users[name] = found
+        return users
 
     def creation_order(self) -> list[str]:
         """Resources in an order that creates each after what it requires."""

@@ -174,7 +174,20 @@ def test_duplicate_name(cli: Cli, template: Path) -> None:
     assert (again.status, again.err) == (1, "ERROR: The Stack (web) already exists.\n")
 
 
-def test_create_without_wait_says_how_it_goes_on(cli: Cli, template: Path) -> None:
+SLOW_TEMPLATE = """\
+heat_template_version: 2018-08-31
+resources:
+  slow:
+    type: OS::Heat::TestResource
+    properties:
+      action_wait_secs: {create: -1}
+"""
+
+
+def test_create_without_wait_says_how_it_goes_on(cli: Cli, tmp_path: Path) -> None:
+    # A create that never finishes by itself, so the stack is surely still in progress when shown.
+    template = tmp_path / "slow.yaml"
+    template.write_text(SLOW_TEMPLATE, encoding="utf-8")
     started = cli("stack", "create", "-t", str(template), "web", "-f", "json")
     assert started.status == 0, started.err
     assert started.json()["stack_status"] == "CREATE_IN_PROGRESS"

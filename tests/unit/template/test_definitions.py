@@ -180,6 +180,28 @@ def test_dependencies_and_order() -> None:
     assert stack.creation_order() == ["a", "b", "c", "d"]
 
 
+def test_layers_share_their_dependency_sets() -> None:
+    first = {f"a{i}": {"type": NONE} for i in range(3)}
+    second = {f"b{i}": {"type": NONE, "depends_on": sorted(first)} for i in range(3)}
+    third = {"c": {"type": NONE, "properties": {"x": {"get_resource": "b0"}}}}
+    stack = make_stack({"resources": {**first, **second, **third}})
+    deps = stack.dependencies()
+    assert deps["b0"] == {"a0", "a1", "a2"}
+    assert deps["b0"] is deps["b1"] is deps["b2"]
+    assert stack.resources["b0"].depends_on is stack.resources["b2"].depends_on
+    users = stack.required_by()
+    assert users["a0"] == {"b0", "b1", "b2"}
+    assert users["a0"] is users["a2"]
+    assert (users["b0"], users["b1"], users["c"]) == ({"c"}, frozenset(), frozenset())
+
+
+def test_a_wrong_depends_on_is_reported_for_the_first_resource_listing_it() -> None:
+    body = {"resources": {"a": {"type": NONE, "depends_on": ["zz"]},
+                          "b": {"type": NONE, "depends_on": ["zz"]}}}  # fmt: skip
+    with pytest.raises(TemplateError, match=r'"zz" \(in a\) is incorrect'):
+        make_stack(body)
+
+
 def test_update_policy_and_outputs_do_not_add_dependencies() -> None:
     body = {"resources": {"a": {"type": NONE},
                           "b": {"type": NONE, "update_policy": {"x": {"get_resource": "a"}}}},

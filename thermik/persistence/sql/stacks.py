@@ -141,6 +141,9 @@ class SqlStacks(SqlBase, StackStore):
             _check_tags(tags)
         if "status_reason" in columns:
             columns["status_reason"] = reason(columns["status_reason"])
+        if not columns and not extra:
+            # Tags alone (or nothing) still change the stack, and the fence needs an UPDATE.
+            extra = {"updated_at": self._clock()}
         stmt = (
             update(STACK)
             .where(
