@@ -33,26 +33,34 @@ class TcpGate:
         """Accept connections again."""
         listener = socket.create_server(("127.0.0.1", self.port), reuse_port=False)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._listener = listener
+        with self._lock:
+            self._listener = listener
         threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
 
     def _accept(self, listener: socket.socket) -> None:
         with contextlib.suppress(OSError):
             while True:
                 client, _ = listener.accept()
-                server = socket.create_connection(self.target)
                 with self._lock:
+                    if self._listener is not listener:
+                        # Accepted while the gate was being shut: the service is down now.
+                        client.close()
+                        return
+                    server = socket.create_connection(self.target)
                     self._open += [client, server]
                 for a, b in ((client, server), (server, client)):
                     threading.Thread(target=_pump, args=(a, b), daemon=True).start()
 
     def shut(self) -> None:
         """Refuse new connections and cut the open ones."""
-        if self._listener is not None:
-            self._listener.close()
-            self._listener = None
         with self._lock:
+            listener, self._listener = self._listener, None
             cut, self._open = self._open, []
+        if listener is not None:
+            # Closing alone does not wake a thread blocked in accept(); shutdown does.
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)
+            listener.close()
         for sock in cut:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
