@@ -219,6 +219,18 @@ def test_soft_delete_frees_the_name(store: SqlStore) -> None:
     assert again.id != stack.id
 
 
+def test_soft_delete_settles_the_stack_in_the_same_write(store: SqlStore) -> None:
+    stack = make_stack(store, current_traversal="T1")
+    done = StackChanges(action="DELETE", status="COMPLETE", status_reason="deleted")
+    with pytest.raises(TraversalConflict):
+        store.soft_delete_stack(stack.id, "T0", done)
+    assert store.get_stack(stack.id).action != "DELETE"
+    store.soft_delete_stack(stack.id, "T1", done)
+    got = store.get_stack(stack.id, show_deleted=True)
+    assert (got.action, got.status, got.status_reason) == ("DELETE", "COMPLETE", "deleted")
+    assert got.deleted_at is not None
+
+
 def test_purge_deleted_removes_old_trees_only(store: SqlStore, clock: FakeClock) -> None:
     old = make_stack(store, name="old", current_traversal="T")
     child = make_stack(store, name="old-child", owner_id=old.id, current_traversal="T")

@@ -66,6 +66,8 @@ from thermik.errors import (
 from thermik.persistence.values import Stack
 from thermik.template import StackDefinition
 
+DELETED = State(Action.DELETE, Status.COMPLETE)
+
 LOG = logging.getLogger(__name__)
 
 #: At most this many commands wait for the inbox to empty before they are executed.
@@ -312,7 +314,13 @@ class StackActor(PooledActor):
     def _persist_state(self, traversal_id: str, state: State, reason: str) -> bool:
         changes = stack_changes.settled(state, reason)
         try:
-            self.stack = self.store.update_stack(self.stack_id, traversal_id, changes)
+            if state == DELETED:
+                # Settled and soft-deleted in one write: nobody sees DELETE_COMPLETE without a
+                # deletion time.
+                self.store.soft_delete_stack(self.stack_id, traversal_id, changes)
+                self.stack = self.store.get_stack(self.stack_id, show_deleted=True)
+            else:
+                self.stack = self.store.update_stack(self.stack_id, traversal_id, changes)
         except (Conflict, NotFound):
             return False
         if state.status is Status.FAILED:

@@ -174,7 +174,8 @@ def purge(store: Store, stack: Stack, traversal_id: str) -> None:
     template; a deleted stack loses its credentials and is soft-deleted."""
     try:
         if stack.action == Action.DELETE.value:
-            store.soft_delete_stack(stack.id, traversal_id)
+            if stack.deleted_at is None:
+                store.soft_delete_stack(stack.id, traversal_id)
             if stack.user_creds_id is not None and stack.owner_id is None:
                 store.delete_user_creds(stack.user_creds_id)
             return

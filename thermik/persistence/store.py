@@ -110,8 +110,14 @@ class StackStore(abc.ABC):
         """Apply ``changes`` if ``traversal`` is still current (``TraversalConflict`` if not)."""
 
     @abc.abstractmethod
-    def soft_delete_stack(self, stack_id: str, traversal: str) -> None:
-        """Mark the stack deleted if ``traversal`` is still current; its name becomes free."""
+    def soft_delete_stack(
+        self, stack_id: str, traversal: str, changes: StackChanges = NO_STACK_CHANGES
+    ) -> None:
+        """Mark the stack deleted if ``traversal`` is still current; its name becomes free.
+
+        ``changes`` are applied in the same statement, so a stack is never seen settled as
+        DELETE_COMPLETE without its deletion time.
+        """
 
     @abc.abstractmethod
     def purge_deleted(self, older_than: datetime.datetime) -> int:

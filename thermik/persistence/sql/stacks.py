@@ -114,9 +114,11 @@ class SqlStacks(SqlBase, StackStore):
     def update_stack(self, stack_id: str, traversal: str, changes: StackChanges) -> Stack:
         return self._fenced_update(stack_id, traversal, changes, {})
 
-    def soft_delete_stack(self, stack_id: str, traversal: str) -> None:
+    def soft_delete_stack(
+        self, stack_id: str, traversal: str, changes: StackChanges = NO_STACK_CHANGES
+    ) -> None:
         extra = {"deleted_at": self._clock(), "deleted_key": stack_id}
-        self._fenced_update(stack_id, traversal, StackChanges(), extra)
+        self._fenced_update(stack_id, traversal, changes, extra)
 
     def purge_deleted(self, older_than: datetime.datetime) -> int:
         stmt = (
