@@ -22,7 +22,7 @@ from thermik.actors.plan import (
 from thermik.actors.services import Services
 from thermik.actors.stored import StoredResolution, to_version
 from thermik.engine.graph import ConvergenceGraph, graph_for
-from thermik.engine.states import Action
+from thermik.engine.states import Action, Status
 from thermik.engine.versions import ResourceVersion, VersionId, select_versions
 from thermik.persistence.resource_values import NewResource, Resource
 from thermik.persistence.values import Stack
@@ -55,13 +55,21 @@ def definition_of(services: Services, stack: Stack, template_id: int) -> StackDe
 
 
 def _own_replacements(rows: Sequence[Resource], stack: Stack) -> dict[VersionId, VersionId]:
+    """The replacements the traversal made that still fill their slot.
+
+    A failed one (its engine died creating it) does not: it stays an ordinary version, which
+    the resumed traversal cleans up, and the version it replaced is replaced again (as Heat
+    re-checks it); filling the slot, it could only fail the traversal.
+    """
     started = stack.traversal_started_at
     if started is None:
         return {}
     return {
         row.replaces: row.id
         for row in rows
-        if row.replaces is not None and _not_before(row, started)
+        if row.replaces is not None
+        and row.status != Status.FAILED.value
+        and _not_before(row, started)
     }
 
 
