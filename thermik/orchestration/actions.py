@@ -48,6 +48,9 @@ class ActionOperations(Base):
                     f"{row.action}_{row.status} is not supported",
                     stack=row.name,
                 )
+            elsewhere = self.driven_elsewhere(row)
+            if elsewhere is not None:
+                raise elsewhere
             self.runtime.cancel(row.id, rollback=rollback)
             return
         check_settled(row)

@@ -25,7 +25,14 @@ from thermik.api.boundary import (
     StackView,
 )
 from thermik.engine.states import Action
-from thermik.errors import DuplicateName, InvalidInput, NotFound, StackNotFound, ThermikError
+from thermik.errors import (
+    DuplicateName,
+    InvalidInput,
+    LeaseConflict,
+    NotFound,
+    StackNotFound,
+    ThermikError,
+)
 from thermik.orchestration.base import identity_of
 from thermik.orchestration.checks import static_properties, without_runtime
 from thermik.orchestration.outputs import OutputOperations
@@ -213,7 +220,13 @@ class StackOperations(OutputOperations):
 
     def delete_stack(self, ctx: RequestContext, stack: StackIdentity) -> None:
         row = self.find_stack(ctx, stack, live=True)
-        self.runtime.converge(ConvergeRequest(stack_id=row.id, operation=Action.DELETE))
+        try:
+            self.runtime.converge(ConvergeRequest(stack_id=row.id, operation=Action.DELETE))
+        except LeaseConflict:
+            elsewhere = self.driven_elsewhere(row)
+            if elsewhere is None:
+                raise
+            raise elsewhere from None
 
 
 def _adopted_environment(data: Mapping[str, Any]) -> Mapping[str, Any]:
