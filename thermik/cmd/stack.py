@@ -24,9 +24,16 @@ from thermik.api.boundary import (
     StackIdentity,
     StackUpdate,
 )
-from thermik.api.formatting import resource
 from thermik.api.links import Links
-from thermik.cmd.render import Row, columns, links, rows, stack_columns, stack_document
+from thermik.cmd.render import (
+    Row,
+    cell,
+    columns,
+    links,
+    rows,
+    stack_columns,
+    stack_document,
+)
 from thermik.cmd.session import ServiceCommand, add_stack_argument
 from thermik.cmd.stack_inputs import (
     add_input_arguments,
@@ -73,15 +80,10 @@ class CreateStack(StackCommand, ShowOne):
         if parsed_args.dry_run:
             preview = self.service.preview_stack(self.context, request)
             where = links(self.thermik.settings().api, self.context.tenant)
-            document = {
-                **stack_document(preview.stack, where),
-                "id": "None",
-                "resources": [
-                    resource(view, where, detail=True)  # type: ignore[arg-type]
-                    for view in preview.resources
-                ],
-            }
-            return columns(dict(sorted(document.items())))
+            document = formatting.stack_preview(preview, where)
+            # All of it, sorted, template_description included: openstack shows it so here.
+            names = tuple(sorted(document))
+            return names, tuple(cell(document[name]) for name in names)
         stack = self.service.create_stack(self.context, request)
         self.follow(stack, None, self.template_count(stack), parsed_args)
         return self.show(stack, outputs=parsed_args.wait)

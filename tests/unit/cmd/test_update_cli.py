@@ -97,3 +97,31 @@ def test_put_patch_and_cleared_parameters(cli: Cli, tmp_path: Path) -> None:
     assert parameters(cli) == {"word": "hello", "other": "dflt"}
     resources = cli("resource", "list", "web", "-f", "value", "-c", "resource_name").out.split()
     assert sorted(resources) == ["added", "inplace", "keep", "replaced"]
+
+
+def test_create_dry_run_shows_the_api_preview(cli: Cli, tmp_path: Path) -> None:
+    shown = cli(
+        "stack", "create", "-t", str(tmp_path / "before.yaml"), "--dry-run", "new", "-f", "json"
+    ).json()
+    # What openstack stack create --dry-run prints: the API's preview, keys sorted.
+    assert list(shown) == [
+        "capabilities",
+        "creation_time",
+        "description",
+        "disable_rollback",
+        "id",
+        "links",
+        "notification_topics",
+        "parameters",
+        "parent",
+        "resources",
+        "stack_name",
+        "stack_owner",
+        "stack_user_project_id",
+        "tags",
+        "template_description",
+        "timeout_mins",
+        "updated_time",
+    ]
+    assert shown["id"] == "None"
+    assert {r["resource_status"] for r in shown["resources"]} == {"INIT_COMPLETE"}
