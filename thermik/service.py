@@ -210,6 +210,11 @@ class EngineRuntimeView:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
+    @property
+    def engine_id(self) -> str:
+        """See :attr:`EngineRuntime.engine_id`."""
+        return self.engine.runtime.engine_id
+
     def converge(self, request: ConvergeRequest) -> str:
         """See :meth:`EngineRuntime.converge`."""
         return self.engine.runtime.converge(request)

@@ -107,3 +107,20 @@ def test_adopt_without_data_for_a_resource_fails_it(harness: Harness) -> None:
     stack_id = harness.stack({"a": res()})
     assert harness.run(stack_id, Action.ADOPT, adopt_data={"resources": {}}) == "ADOPT_FAILED"
     assert harness.live(stack_id)["a"].status_reason == "Resource ID was not provided."
+
+
+def test_a_suspend_that_failed_half_way_can_be_retried(harness: Harness) -> None:
+    slow = {
+        "type": "OS::Heat::Delay",
+        "properties": {"min_wait": 2, "actions": ["SUSPEND", "RESUME"]},
+    }
+    stack_id = harness.create({"slow": slow, "fast": {**res(), "depends_on": "slow"}})
+    # The dependent is suspended first, then the deadline passes while "slow" suspends.
+    state = harness.run(stack_id, Action.SUSPEND, timeout_seconds=1)
+    assert state == "SUSPEND_FAILED", harness.reason(stack_id)
+    assert harness.states(stack_id)["fast"] == "SUSPEND_COMPLETE"
+    assert harness.run(stack_id, Action.SUSPEND) == "SUSPEND_COMPLETE", harness.reason(stack_id)
+    assert harness.states(stack_id) == {"slow": "SUSPEND_COMPLETE", "fast": "SUSPEND_COMPLETE"}
+    # "fast" was suspended once: the retry found nothing to do for it.
+    suspends = [e for e in harness.events(stack_id) if e[:3] == ("fast", "SUSPEND", "COMPLETE")]
+    assert len(suspends) == 1

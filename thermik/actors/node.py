@@ -206,6 +206,10 @@ class NodeWork:
         operation = node_rules.OBSERVATIONS[self.action]
         plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
+        if node_rules.observed_already(operation, row):
+            done = self._call(plugin_cls(), props, operation)
+            self._submit(lambda: steps.attribute_values(done))
+            return
         if not self._lock(Action(operation.value), ResourceChanges()):
             return
         call = self._call(plugin_cls(), props, operation)

@@ -44,6 +44,14 @@ def effective_action(action: NodeAction, row: Resource) -> NodeAction:
     return action
 
 
+def observed_already(operation: Operation, row: Resource) -> bool:
+    """Whether the version is suspended (resumed) already when a suspend (resume) reaches it:
+    the traversal was resumed after a stop, or retries one that failed half way. As in Heat,
+    that is no failure; there is nothing left to do for it."""
+    settled = (row.action, row.status) == (operation.value, Status.COMPLETE.value)
+    return settled and operation in (Operation.SUSPEND, Operation.RESUME)
+
+
 def definition(plan: TraversalPlan) -> StackDefinition:
     """The definition the traversal converges to (update nodes always have one)."""
     if plan.definition is None:

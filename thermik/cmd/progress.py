@@ -65,8 +65,12 @@ class Watch:
     marker: str | None = None
     out: TextIO = dataclasses.field(default_factory=lambda: sys.stderr)
     poll: float = 0.2
+    #: Whether ending rolled back is what the operation asked for (a cancel with rollback);
+    #: otherwise a rollback means the operation failed, as the openstack client reports it.
+    rollback_succeeds: bool = False
     done: set[str] = dataclasses.field(default_factory=set)
     _shown: str = ""
+    _failed: EventView | None = None
 
     @property
     def _tty(self) -> bool:
@@ -99,7 +103,10 @@ class Watch:
         for event in found:
             self.marker = event.id
             self._write(event_line(event))
-            if event.resource_type != STACK_EVENT_TYPE and event.status != "IN_PROGRESS":
+            if event.resource_type == STACK_EVENT_TYPE:
+                if event.status == "FAILED" and self._failed is None:
+                    self._failed = event
+            elif event.status != "IN_PROGRESS":
                 self.done.add(event.resource_name)
         return len(found)
 
@@ -110,12 +117,21 @@ class Watch:
         if self._tty:
             self.out.write("\n")
             self.out.flush()
-        if view.status == "FAILED":
-            reason = f": {view.status_reason}" if view.status_reason else ""
-            raise OperationFailed(
-                f"Stack {view.identity.name} {view.action}_{view.status}{reason}"
-            )
+        rolled_back = view.action == "ROLLBACK" and not self.rollback_succeeds
+        if view.status == "FAILED" or rolled_back:
+            raise OperationFailed(self._failure(view))
         return view
+
+    def _failure(self, view: StackView) -> str:
+        """Why the operation failed: its own failure first, then how the rollback ended."""
+        name, state = view.identity.name, f"{view.action}_{view.status}"
+        first = self._failed
+        if view.action == "ROLLBACK" and first is not None:
+            cause = f"{first.action}_{first.status}"
+            reason = f": {first.status_reason}" if first.status_reason else ""
+            return f"Stack {name} {cause}{reason} (then {state})"
+        reason = f": {view.status_reason}" if view.status_reason else ""
+        return f"Stack {name} {state}{reason}"
 
     def run(self) -> StackView:
         """Follow the operation until the stack settles; its final view."""

@@ -81,19 +81,42 @@ class ServiceCommand(Command):
         return template_size(self.service.stack_template(self.context, stack))
 
     def follow(
-        self, stack: StackIdentity, marker: str | None, total: int, args: argparse.Namespace
+        self,
+        stack: StackIdentity,
+        marker: str | None,
+        total: int,
+        args: argparse.Namespace,
+        *,
+        rollback_succeeds: bool = False,
     ) -> None:
-        """With ``--wait``, follow the operation to its end; without, say how it goes on."""
+        """With ``--wait``, follow the operation to its end; without, say how it goes on.
+
+        A wait that ends rolled back fails (exit status 1) unless ``rollback_succeeds``.
+        """
         if args.wait:
-            self.wait(stack, marker, total, args)
+            self.wait(stack, marker, total, args, rollback_succeeds=rollback_succeeds)
         else:
             sys.stderr.write(DETACHED.format(name=stack.name))
 
     def wait(
-        self, stack: StackIdentity, marker: str | None, total: int, args: argparse.Namespace
+        self,
+        stack: StackIdentity,
+        marker: str | None,
+        total: int,
+        args: argparse.Namespace,
+        *,
+        rollback_succeeds: bool = False,
     ) -> StackView:
         """Follow the operation just started on ``stack`` until it settles."""
-        watch = Watch(self.service, self.context, stack, total, marker, poll=args.poll)
+        watch = Watch(
+            self.service,
+            self.context,
+            stack,
+            total,
+            marker,
+            poll=args.poll,
+            rollback_succeeds=rollback_succeeds,
+        )
         return watch.run()
 
 

@@ -16,6 +16,7 @@ from cliff.command import Command
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
+from thermik.api import formatting
 from thermik.api.boundary import (
     ListQuery,
     ResourceChanges,
@@ -23,8 +24,16 @@ from thermik.api.boundary import (
     StackIdentity,
     StackUpdate,
 )
-from thermik.api.formatting import resource
-from thermik.cmd.render import Row, columns, links, rows, stack_columns, stack_document
+from thermik.api.links import Links
+from thermik.cmd.render import (
+    Row,
+    cell,
+    columns,
+    links,
+    rows,
+    stack_columns,
+    stack_document,
+)
 from thermik.cmd.session import ServiceCommand, add_stack_argument
 from thermik.cmd.stack_inputs import (
     add_input_arguments,
@@ -71,15 +80,10 @@ class CreateStack(StackCommand, ShowOne):
         if parsed_args.dry_run:
             preview = self.service.preview_stack(self.context, request)
             where = links(self.thermik.settings().api, self.context.tenant)
-            document = {
-                **stack_document(preview.stack, where),
-                "id": "None",
-                "resources": [
-                    resource(view, where, detail=True)  # type: ignore[arg-type]
-                    for view in preview.resources
-                ],
-            }
-            return columns(dict(sorted(document.items())))
+            document = formatting.stack_preview(preview, where)
+            # All of it, sorted, template_description included: openstack shows it so here.
+            names = tuple(sorted(document))
+            return names, tuple(cell(document[name]) for name in names)
         stack = self.service.create_stack(self.context, request)
         self.follow(stack, None, self.template_count(stack), parsed_args)
         return self.show(stack, outputs=parsed_args.wait)
@@ -112,7 +116,11 @@ class UpdateStack(StackCommand, ShowOne):
         parser.add_argument(
             "--dry-run", action="store_true", help="Show what would change, change nothing"
         )
-        parser.add_argument("--show-nested", action="store_true", help=argparse.SUPPRESS)
+        parser.add_argument(
+            "--show-nested",
+            action="store_true",
+            help="With --dry-run: show the changes in nested stacks too",
+        )
         parser.add_argument("--converge", action="store_true", help=argparse.SUPPRESS)
         add_wait_arguments(parser)
         add_stack_argument(parser, help="Name or ID of the stack to update")
@@ -131,20 +139,21 @@ class UpdateStack(StackCommand, ShowOne):
         )
         stack = self.stack(parsed_args.stack)
         if parsed_args.dry_run:
-            changes = self.service.preview_update(self.context, stack, update)
-            return _changes(changes)
+            changes = self.service.preview_update(
+                self.context, stack, update, show_nested=parsed_args.show_nested
+            )
+            return _changes(changes, links(self.thermik.settings().api, self.context.tenant))
         marker = self.newest_event(stack)
         self.service.update_stack(self.context, stack, update)
         self.follow(stack, marker, self.template_count(stack), parsed_args)
         return self.show(stack, outputs=parsed_args.wait)
 
 
-def _changes(changes: ResourceChanges) -> Row:
+def _changes(changes: ResourceChanges, where: Links) -> Row:
+    """The resources an update would add, delete, replace, keep and update, as the API's
+    ``resource_changes`` (what ``openstack stack update --dry-run`` shows)."""
     document = {
-        kind: [
-            {"resource_name": view.name, "resource_type": view.type}
-            for view in getattr(changes, kind)
-        ]
+        kind: formatting.resources(getattr(changes, kind), where, detail=True)
         for kind in ("added", "deleted", "replaced", "unchanged", "updated")
     }
     return columns(document)

@@ -48,7 +48,8 @@ class _ActionCommand(ServiceCommand, Lister):
             marker = self.newest_event(stack)
             total = self.resource_count(stack)
             self.service.stack_action(self.context, stack, action)
-            self.follow(stack, marker, total, parsed_args)
+            cancelled = action is StackAction.CANCEL_UPDATE
+            self.follow(stack, marker, total, parsed_args, rollback_succeeds=cancelled)
             view = self.service.show_stack(self.context, stack, resolve_outputs=False)
             documents.append(stack_document(view, where))
         return rows(documents, LIST_COLUMNS, titled=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from thermik.actors.runtime import ConvergeRequest
 from thermik.api.boundary import RequestContext, StackAction, StackIdentity
-from thermik.engine.states import Action
+from thermik.engine.states import STACK, Action, State, Status
 from thermik.errors import InvalidTransition
 from thermik.orchestration.base import Base
 from thermik.persistence.values import Stack
@@ -18,6 +18,12 @@ _TRAVERSALS = {
     StackAction.SUSPEND: Action.SUSPEND,
     StackAction.RESUME: Action.RESUME,
     StackAction.CHECK: Action.CHECK,
+}
+#: How the refusal of an action names it.
+_DONE = {
+    StackAction.SUSPEND: "suspended",
+    StackAction.RESUME: "resumed (only a suspended stack is)",
+    StackAction.CHECK: "checked",
 }
 #: Cancel action -> (stack actions it may cancel, whether it rolls back).
 _CANCELS = {
@@ -48,9 +54,18 @@ class ActionOperations(Base):
                     f"{row.action}_{row.status} is not supported",
                     stack=row.name,
                 )
+            elsewhere = self.driven_elsewhere(row)
+            if elsewhere is not None:
+                raise elsewhere
             self.runtime.cancel(row.id, rollback=rollback)
             return
         check_settled(row)
+        current = State(Action(row.action), Status(row.status))
+        if not STACK.allows(current, State(_TRAVERSALS[action], Status.IN_PROGRESS)):
+            raise InvalidTransition(
+                f"Stack {row.name} is {row.action}_{row.status}: it cannot be {_DONE[action]}",
+                stack=row.name,
+            )
         self.runtime.converge(
             ConvergeRequest(
                 stack_id=row.id,

@@ -6,6 +6,7 @@ the caller, and the error says exactly what Heat says for a stack that does not 
 
 from __future__ import annotations
 
+import datetime
 import uuid
 from collections.abc import Mapping
 from typing import Any, Protocol
@@ -14,7 +15,7 @@ from thermik.actors.runtime import ConvergeRequest
 from thermik.api.boundary import RequestContext, StackIdentity
 from thermik.conf.settings import LimitSettings
 from thermik.engine.states import State
-from thermik.errors import StackNotFound
+from thermik.errors import LeaseConflict, StackNotFound
 from thermik.orchestration.descriptions import TemplateDescriptions
 from thermik.persistence.store import Store
 from thermik.persistence.values import RawTemplate, Stack
@@ -24,6 +25,11 @@ from thermik.template import Environment, Identity, StackDefinition, Template, b
 
 class Runtime(Protocol):
     """What the service asks of the actor runtime (``thermik.actors.runtime.EngineRuntime``)."""
+
+    @property
+    def engine_id(self) -> str:
+        """This engine's id (stack leases name the engine driving a stack)."""
+        ...
 
     def converge(self, request: ConvergeRequest) -> str:
         """Start a traversal (a ``ConvergeRequest``); the new traversal id."""
@@ -101,6 +107,27 @@ class Base:
             return self.store.get_stack_by_name(ctx.tenant, name_or_id)
         except StackNotFound:
             raise not_found(name_or_id) from None
+
+    def driven_elsewhere(self, stack: Stack) -> LeaseConflict | None:
+        """Why this engine cannot cancel or supersede the stack's running operation: another
+        live engine (another ``thermik`` command, or a service on the same database) drives it,
+        and engines do not message each other. ``None`` when nothing stands in the way."""
+        lease = self.store.get_lease(stack.id)
+        if lease is None or lease.engine_id == self.runtime.engine_id:
+            return None
+        expires = lease.expires_at
+        if expires.tzinfo is None:
+            expires = expires.replace(tzinfo=datetime.UTC)
+        if expires <= datetime.datetime.now(datetime.UTC):
+            return None
+        return LeaseConflict(
+            f"Stack {stack.name} is {stack.action}_{stack.status} in another engine (engine "
+            f"{lease.engine_id}, e.g. another thermik command still running): this one cannot "
+            f"cancel or change that operation. Wait for it to end, or stop that engine (the "
+            f"next one resumes the stack; a dead engine's hold expires at "
+            f"{expires.strftime('%H:%M:%S')} UTC).",
+            stack=stack.name,
+        )
 
     def stored_definition(self, stack: Stack) -> tuple[RawTemplate, StackDefinition]:
         """The stack's stored template and its definition (validated when it was stored)."""

@@ -151,10 +151,14 @@ def prepare(
 
 
 def prepare_request(
-    request: StackRequest, identity: Identity, registry: Registry, limits: LimitSettings
+    request: StackRequest,
+    identity: Identity,
+    registry: Registry,
+    limits: LimitSettings,
+    base: Mapping[str, Any] | None = None,
 ) -> Prepared:
-    """Parse and check a create/preview/adopt request."""
+    """Parse and check a create/preview/adopt request (an adopt's environment is ``base``)."""
     check_sources(request)
     template = load_template(request.template, request.files, limits)
-    environment = request_environment(request, template, limits)
+    environment = request_environment(request, template, limits, base)
     return prepare(template, environment, identity, registry, limits)

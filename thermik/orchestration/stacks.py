@@ -25,7 +25,14 @@ from thermik.api.boundary import (
     StackView,
 )
 from thermik.engine.states import Action
-from thermik.errors import DuplicateName, InvalidInput, NotFound, StackNotFound, ThermikError
+from thermik.errors import (
+    DuplicateName,
+    InvalidInput,
+    LeaseConflict,
+    NotFound,
+    StackNotFound,
+    ThermikError,
+)
 from thermik.orchestration.base import identity_of
 from thermik.orchestration.checks import static_properties, without_runtime
 from thermik.orchestration.outputs import OutputOperations
@@ -154,11 +161,13 @@ class StackOperations(OutputOperations):
                 path=("adopt_stack_data", "resources"),
             )
         template = request.template if request.template is not None else data.get("template")
-        request = dataclasses.replace(request, template=template)
+        files = {**_adopted_files(data), **request.files}
+        request = dataclasses.replace(request, template=template, files=files)
         name = self._free_name(ctx, request.name)
         stack_id = str(uuid.uuid4())
         identity = Identity(stack_name=name, stack_id=stack_id, project_id=ctx.tenant)
-        prepared = prepare_request(request, identity, self.registry, self.limits)
+        base = _adopted_environment(data)
+        prepared = prepare_request(request, identity, self.registry, self.limits, base)
         return self._start(ctx, request, stack_id, prepared, Action.ADOPT, dict(resources))
 
     def preview_stack(self, ctx: RequestContext, request: StackRequest) -> StackPreview:
@@ -211,7 +220,38 @@ class StackOperations(OutputOperations):
 
     def delete_stack(self, ctx: RequestContext, stack: StackIdentity) -> None:
         row = self.find_stack(ctx, stack, live=True)
-        self.runtime.converge(ConvergeRequest(stack_id=row.id, operation=Action.DELETE))
+        try:
+            self.runtime.converge(ConvergeRequest(stack_id=row.id, operation=Action.DELETE))
+        except LeaseConflict:
+            elsewhere = self.driven_elsewhere(row)
+            if elsewhere is None:
+                raise
+            raise elsewhere from None
+
+
+def _adopted_environment(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The abandoned stack's environment: what the request gives goes over it (its parameters
+    as in Heat, where ``-P`` values override those of the adopt data)."""
+    environment = data.get("environment") or {}
+    if not isinstance(environment, Mapping):
+        raise InvalidInput(
+            "adopt_stack_data.environment must be an object",
+            path=("adopt_stack_data", "environment"),
+        )
+    return environment
+
+
+def _adopted_files(data: Mapping[str, Any]) -> dict[str, str]:
+    """The abandoned stack's files (``get_file`` contents, environments, nested templates)."""
+    files = data.get("files") or {}
+    if not isinstance(files, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in files.items()
+    ):
+        raise InvalidInput(
+            "adopt_stack_data.files must map file names to their contents",
+            path=("adopt_stack_data", "files"),
+        )
+    return dict(files)
 
 
 def _new_stack(

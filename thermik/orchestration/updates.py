@@ -15,7 +15,13 @@ import dataclasses
 from thermik.actors.runtime import ConvergeRequest
 from thermik.api.boundary import RequestContext, ResourceChanges, StackIdentity, StackUpdate
 from thermik.engine.states import Action
-from thermik.errors import InvalidTransition, ParameterError, ThermikError, TraversalConflict
+from thermik.errors import (
+    InvalidTransition,
+    LeaseConflict,
+    ParameterError,
+    ThermikError,
+    TraversalConflict,
+)
 from thermik.orchestration.base import Base, definition_identity
 from thermik.orchestration.changes import plan_changes
 from thermik.orchestration.prepare import (
@@ -85,8 +91,11 @@ class UpdateOperations(Base):
                     timeout_mins=request.timeout_mins,
                 )
             )
-        except ThermikError:
+        except ThermikError as error:
             self.store.delete_raw_template(template_id)
+            elsewhere = self.driven_elsewhere(row) if isinstance(error, LeaseConflict) else None
+            if elsewhere is not None:
+                raise elsewhere from None
             raise
         if request.tags is not None:
             changes = StackChanges(tags=request.tags)

@@ -79,3 +79,32 @@ def test_abandon_then_adopt_keeps_the_resources(service: Orchestrator) -> None:
         for r in service.list_resources(CTX, adopted, ResourceQuery())
     }
     assert after == before
+
+
+def test_adopt_takes_the_abandoned_parameters_and_files(service: Orchestrator) -> None:
+    template = {
+        **TEMPLATE,
+        "outputs": {
+            "word": {"value": {"get_param": "word"}},
+            "note": {"value": {"get_file": "note.txt"}},
+        },
+    }
+    stack = create(
+        service,
+        template=template,
+        parameters={"word": "kept", "size": 12},
+        files={"note.txt": "from a file"},
+    )
+    document = service.abandon_stack(CTX, stack)
+    settle(service, stack)
+    adopted = service.adopt_stack(
+        CTX, StackRequest(name="again", adopt_data=document, parameters={"size": 12})
+    )
+    view = settle(service, adopted)
+    assert (view.action, view.status) == ("ADOPT", "COMPLETE"), view.status_reason
+    assert view.parameters["word"] == "kept"
+    assert {o.key: o.value for o in view.outputs or ()} == {"word": "kept", "note": "from a file"}
+    overridden = service.adopt_stack(
+        CTX, StackRequest(name="third", adopt_data=document, parameters={"word": "given"})
+    )
+    assert settle(service, overridden).parameters["word"] == "given"
