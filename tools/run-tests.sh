@@ -6,6 +6,13 @@ cd "$(dirname "$0")/.."
 tools/bootstrap.sh test
 if [ -n "${CI:-}" ]; then
     export THERMIK_REQUIRE_SERVICES=1
+    # `thermik stack graph --format svg` is tested against Graphviz's real dot.
+    if ! command -v dot > /dev/null; then
+        echo "== installing graphviz (apt-get)"
+        apt-get install -y -q --no-install-recommends graphviz > /dev/null 2>&1 ||
+            { apt-get update -q > /dev/null &&
+                apt-get install -y -q --no-install-recommends graphviz > /dev/null; }
+    fi
 fi
 echo "== ruff"; .venv/bin/ruff check thermik tests bench tools
 echo "== ruff format"; .venv/bin/ruff format --check thermik tests bench tools

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -44,8 +45,12 @@ def test_svg_without_graphviz_is_one_clear_error(
     assert dot.read_text().startswith('digraph "web" {')
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
 def test_svg_with_graphviz(cli: Cli, tmp_path: Path) -> None:
+    if shutil.which("dot") is None:
+        # CI installs Graphviz (tools/run-tests.sh): there its absence is a failure.
+        if os.environ.get("THERMIK_REQUIRE_SERVICES") == "1":
+            pytest.fail("THERMIK_REQUIRE_SERVICES=1 but Graphviz's dot is not installed")
+        pytest.skip("Graphviz is not installed")
     svg = tmp_path / "web.svg"
     drawn = cli("stack", "graph", "web", "-o", str(svg))
     assert drawn.status == 0, drawn.err
