@@ -63,6 +63,8 @@ def parent_template(word: str = "hello", **child_props: Any) -> dict[str, Any]:
             "said": {"value": {"get_attr": ["child", "said"]}},
             "ref": {"value": {"get_resource": "child"}},
             "child_id": {"value": {"get_attr": ["child", "OS::stack_id"]}},
+            "echo": {"value": {"get_attr": ["child", "resource.echo", "output"]}},
+            "echo_dotted": {"value": {"get_attr": ["child", "resource.echo.output"]}},
         },
     }
 
@@ -116,6 +118,7 @@ def test_create_and_delete_two_levels_deep(nested: Harness) -> None:
     found = outputs(nested, stack_id)
     assert found["said"] == "hello-echo"
     assert found["child_id"] == child.id
+    assert found["echo"] == found["echo_dotted"] == "hello-echo"
     assert found["ref"] == f"arn:openstack:heat::tenant:stacks/{child.name}/{child.id}"
     assert nested.live(stack_id)["child"].physical_resource_id == child.id
 

@@ -231,6 +231,13 @@ class NestedStacks:
         attr, *rest = path
         return StoredResolution(self.store, stack_id).attribute(name, str(attr), rest)
 
+    def resource_attributes(
+        self, ctx: ResourceContext, stack_id: str, name: str
+    ) -> Mapping[str, Any]:
+        """Every stored attribute value of the child's resource ``name`` (not part of the
+        Protocol: template resources use it for ``get_attr: [r, resource.<name>, <attr>]``)."""
+        return dict(StoredResolution(self.store, stack_id).all_attributes(name))
+
     # -- helpers ------------------------------------------------------------------------------
 
     def _prepare(
