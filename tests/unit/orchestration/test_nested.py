@@ -73,3 +73,42 @@ def test_the_properties_of_a_template_resource_are_checked_before_anything_is_st
         service.create_stack(CTX, request)
     assert caught.value.path[:3] == ("resources", "web", "properties")
     assert service.list_stacks(CTX, ListQuery(show_nested=True)).items == ()
+
+
+def test_a_remote_os_heat_stack_is_refused_when_the_stack_is_checked(
+    service: Orchestrator,
+) -> None:
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "remote": {
+                "type": "OS::Heat::Stack",
+                "properties": {
+                    "context": {"region_name": "RegionTwo"},
+                    "template": json.dumps(DISK),
+                },
+            }
+        },
+    }
+    with pytest.raises(ThermikError, match="remote stacks are not supported") as caught:
+        service.create_stack(CTX, StackRequest(name="far", template=template))
+    assert caught.value.path[:2] == ("resources", "remote")
+
+
+def test_a_local_os_heat_stack_runs_its_template(service: Orchestrator) -> None:
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "local": {
+                "type": "OS::Heat::Stack",
+                "properties": {
+                    "template": json.dumps(SERVER),
+                    "parameters": {"name": "inner"},
+                },
+            }
+        },
+        "outputs": {"inner": {"value": {"get_attr": ["local", "outputs", "first_address"]}}},
+    }
+    stack = create(service, "near", template=template, files=FILES)
+    view = settle(service, stack)
+    assert {o.key: o.value for o in view.outputs or ()} == {"inner": "inner"}
