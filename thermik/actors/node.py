@@ -231,8 +231,8 @@ class NodeWork:
             return
         self.locked = True
         self.resumed = True
-        fresh = operation is Operation.CREATE and row.physical_resource_id is None
-        call = self._call(plugin_cls(), props, operation, never_created=fresh)
+        # Not ``never_created``: the interrupted action may have written resource data.
+        call = self._call(plugin_cls(), props, operation)
         where = suspension.take(self.store, row)
         self.progress = progress = where.progress
         if where.done:
@@ -278,12 +278,24 @@ class NodeWork:
                 where = suspension.Suspended(known=True, progress=result.progress)
             elif isinstance(result, steps.Completed):
                 where = suspension.Suspended(known=True, done=True)
-            else:
+            elif not self._restartable(step):
                 return
         physical = node_rules.physical_change(self.call)
         self.row = suspension.suspend(self.store, row, self.services.engine_id, where, physical)
         self.locked = False
         self.over = True
+
+    def _restartable(self, step: StepFinished[Any] | None) -> bool:
+        """Whether the step the stop interrupted failed only because the engine was stopping
+        (a nested stack it could not start), in an action the next engine may start again."""
+        call = self.call
+        failure = None if step is None else step.failure
+        return (
+            failure is not None
+            and failure.retryable
+            and call is not None
+            and call.operation in suspension.RESTARTABLE
+        )
 
     # -- helpers ------------------------------------------------------------------------------
 

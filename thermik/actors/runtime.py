@@ -31,7 +31,13 @@ from thermik.actors.timers import TimerHandle, TimerService
 from thermik.conf.settings import EngineSettings
 from thermik.engine.messages import CancelStack, ConvergeRequest, SignalReceived, SignalRequest
 from thermik.engine.states import State
-from thermik.errors import LeaseConflict, NotFound, ResourceNotFound, ThermikError
+from thermik.errors import (
+    EngineStopping,
+    LeaseConflict,
+    NotFound,
+    ResourceNotFound,
+    ThermikError,
+)
 from thermik.persistence.store import Store
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
@@ -137,13 +143,17 @@ class EngineRuntime:
         """Start a traversal; its id once it is durably started (never waits for the end).
 
         Raises:
+            EngineStopping: the runtime is stopping.
             TraversalConflict: ``expected_traversal`` is not the stack's current traversal.
             InvalidTransition: the operation is not legal in the stack's state.
             StackNotFound: no such stack.
         """
-        answer: str = self._services.stacks.ask(request.stack_id, request).get(
-            timeout=ANSWER_TIMEOUT
-        )
+        try:
+            answer: str = self._services.stacks.ask(request.stack_id, request).get(
+                timeout=ANSWER_TIMEOUT
+            )
+        except pykka.ActorDeadError:
+            raise EngineStopping(f"stack {request.stack_id}: the engine is stopping") from None
         return answer
 
     def cancel(self, stack_id: str, *, rollback: bool) -> None:
@@ -154,9 +164,12 @@ class EngineRuntime:
             StackNotFound: no such stack.
         """
         self._services.store.get_stack(stack_id)
-        self._services.stacks.ask(stack_id, CancelStack(stack_id, rollback)).get(
-            timeout=ANSWER_TIMEOUT
-        )
+        try:
+            self._services.stacks.ask(stack_id, CancelStack(stack_id, rollback)).get(
+                timeout=ANSWER_TIMEOUT
+            )
+        except pykka.ActorDeadError:
+            raise EngineStopping(f"stack {stack_id}: the engine is stopping") from None
 
     def signal(self, stack_id: str, resource_name: str, data: Mapping[str, Any] | None) -> None:
         """Deliver a signal to a resource and wait until its plugin handled it.
