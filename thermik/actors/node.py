@@ -264,38 +264,49 @@ class NodeWork:
         its action was recorded, for the next engine to resume (nothing is reported).
 
         ``step`` is the outcome of the step that was running, if it ended; a row whose step
-        failed or did not end stays locked, for recovery to fail it as a dead engine's.
+        failed or did not end stays locked, for recovery to fail it as a dead engine's, unless
+        the step failed only because the engine was stopping (see :meth:`_refused`).
         """
         row = self.row
         if self.over or not self.locked or row is None:
             return
-        where = suspension.Suspended()
-        if self.waiting is Waiting.POLL:
-            where = suspension.Suspended(known=True, progress=self.progress)
-        elif self.waiting is Waiting.STEP:
-            result = None if step is None or step.failure is not None else step.result
-            if isinstance(result, steps.Pending):
-                where = suspension.Suspended(known=True, progress=result.progress)
-            elif isinstance(result, steps.Completed):
-                where = suspension.Suspended(known=True, done=True)
-            elif not self._restartable(step):
-                return
+        if self.waiting is Waiting.STEP and self._refused(step) and self.previous is not None:
+            # An in-place update the stopping runtime refused changed nothing: the row goes
+            # back to where it was and the next engine updates it from there.
+            self.row = node_rules.restore_previous(self.store, row, self.previous)
+            self.locked = False
+            self.over = True
+            return
+        where = self._where(step)
+        if where is None:
+            return
         physical = node_rules.physical_change(self.call)
         self.row = suspension.suspend(self.store, row, self.services.engine_id, where, physical)
         self.locked = False
         self.over = True
 
-    def _restartable(self, step: StepFinished[Any] | None) -> bool:
-        """Whether the step the stop interrupted failed only because the engine was stopping
-        (a nested stack it could not start), in an action the next engine may start again."""
+    def _where(self, step: StepFinished[Any] | None) -> suspension.Suspended | None:
+        """Where the action stands for a clean stop; ``None``: unknown, leave it locked."""
+        if self.waiting is Waiting.POLL:
+            return suspension.Suspended(known=True, progress=self.progress)
+        if self.waiting is not Waiting.STEP:
+            return suspension.Suspended()
+        result = None if step is None or step.failure is not None else step.result
+        if isinstance(result, steps.Pending):
+            return suspension.Suspended(known=True, progress=result.progress)
+        if isinstance(result, steps.Completed):
+            return suspension.Suspended(known=True, done=True)
         call = self.call
+        if self._refused(step) and call is not None and call.operation in suspension.RESTARTABLE:
+            return suspension.Suspended()  # not started: the next engine starts it again
+        return None
+
+    @staticmethod
+    def _refused(step: StepFinished[Any] | None) -> bool:
+        """Whether the step the stop interrupted failed only because the engine was stopping
+        (a retryable error: a nested stack the stopping runtime would not start)."""
         failure = None if step is None else step.failure
-        return (
-            failure is not None
-            and failure.retryable
-            and call is not None
-            and call.operation in suspension.RESTARTABLE
-        )
+        return failure is not None and failure.retryable
 
     # -- helpers ------------------------------------------------------------------------------
 
