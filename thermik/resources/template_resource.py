@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 from urllib.parse import quote
 
+from thermik.resources.constraints import CustomValidator
 from thermik.resources.context import ResourceContext
 from thermik.resources.nested_services import (
     NestedTemplate,
@@ -78,7 +79,7 @@ class TemplateResource(NestedStackResource):
         values: Props | None,
         *,
         unresolved: Unresolved = never_unresolved,
-        custom_constraints: Any = None,
+        custom_constraints: Mapping[str, CustomValidator] | None = None,
         path: Sequence[str | int] = (),
     ) -> dict[str, Any]:
         """Validate against the template's parameters (the unbound class takes anything)."""
