@@ -395,6 +395,9 @@ class NodeWork:
 
     def on_step(self, message: StepFinished[Any]) -> None:
         """An executor step ended."""
+        failure = message.failure
+        if failure is not None and failure.retryable and self.services.resources.closed:
+            return  # refused by the stopping engine: the stop suspends the action (``suspend``)
         self.waiting = Waiting.NOTHING
         try:
             if message.failure is not None:
