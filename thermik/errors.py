@@ -270,6 +270,13 @@ class PluginError(ThermikError):
     heat_type = "ResourceFailure"
 
 
+class EngineStopping(ThermikError):
+    """The engine is stopping: the request reached it too late (the next engine may take it)."""
+
+    http_status = 503
+    retryable = True
+
+
 class StoreError(ThermikError):
     """The database cannot be used."""
 

@@ -100,6 +100,8 @@ class NodeWork:
         self.over = False
         #: The work took up an action a cleanly stopped engine suspended.
         self.resumed = False
+        #: A wake arrived while a step ran: the next wait polls at once instead.
+        self.woken = False
 
     @property
     def name(self) -> str:
@@ -188,7 +190,7 @@ class NodeWork:
             self._reply(ResourceDone(self.check.node, self.check.traversal_id, None))
             self._end()
             return
-        plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
+        plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls)
         if not self._lock(Action.DELETE, ResourceChanges()):
             return
@@ -204,7 +206,7 @@ class NodeWork:
 
     def _observe(self, row: Resource) -> None:
         operation = node_rules.OBSERVATIONS[self.action]
-        plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
+        plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
         if node_rules.observed_already(operation, row):
             done = self._call(plugin_cls(), props, operation)
@@ -223,7 +225,7 @@ class NodeWork:
             self.row = rows.steal(self.store, row)
             self._begin()
             return
-        plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
+        plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
         try:
             self.row = rows.lock(
@@ -234,8 +236,8 @@ class NodeWork:
             return
         self.locked = True
         self.resumed = True
-        fresh = operation is Operation.CREATE and row.physical_resource_id is None
-        call = self._call(plugin_cls(), props, operation, never_created=fresh)
+        # Not ``never_created``: the interrupted action may have written resource data.
+        call = self._call(plugin_cls(), props, operation)
         where = suspension.take(self.store, row)
         self.progress = progress = where.progress
         if where.done:
@@ -267,26 +269,49 @@ class NodeWork:
         its action was recorded, for the next engine to resume (nothing is reported).
 
         ``step`` is the outcome of the step that was running, if it ended; a row whose step
-        failed or did not end stays locked, for recovery to fail it as a dead engine's.
+        failed or did not end stays locked, for recovery to fail it as a dead engine's, unless
+        the step failed only because the engine was stopping (see :meth:`_refused`).
         """
         row = self.row
         if self.over or not self.locked or row is None:
             return
-        where = suspension.Suspended()
-        if self.waiting is Waiting.POLL:
-            where = suspension.Suspended(known=True, progress=self.progress)
-        elif self.waiting is Waiting.STEP:
-            result = None if step is None or step.failure is not None else step.result
-            if isinstance(result, steps.Pending):
-                where = suspension.Suspended(known=True, progress=result.progress)
-            elif isinstance(result, steps.Completed):
-                where = suspension.Suspended(known=True, done=True)
-            else:
-                return
+        if self.waiting is Waiting.STEP and self._refused(step) and self.previous is not None:
+            # An in-place update the stopping runtime refused changed nothing: the row goes
+            # back to where it was and the next engine updates it from there.
+            self.row = node_rules.restore_previous(self.store, row, self.previous)
+            self.locked = False
+            self.over = True
+            return
+        where = self._where(step)
+        if where is None:
+            return
         physical = node_rules.physical_change(self.call)
         self.row = suspension.suspend(self.store, row, self.services.engine_id, where, physical)
         self.locked = False
         self.over = True
+
+    def _where(self, step: StepFinished[Any] | None) -> suspension.Suspended | None:
+        """Where the action stands for a clean stop; ``None``: unknown, leave it locked."""
+        if self.waiting is Waiting.POLL:
+            return suspension.Suspended(known=True, progress=self.progress)
+        if self.waiting is not Waiting.STEP:
+            return suspension.Suspended()
+        result = None if step is None or step.failure is not None else step.result
+        if isinstance(result, steps.Pending):
+            return suspension.Suspended(known=True, progress=result.progress)
+        if isinstance(result, steps.Completed):
+            return suspension.Suspended(known=True, done=True)
+        call = self.call
+        if self._refused(step) and call is not None and call.operation in suspension.RESTARTABLE:
+            return suspension.Suspended()  # not started: the next engine starts it again
+        return None
+
+    @staticmethod
+    def _refused(step: StepFinished[Any] | None) -> bool:
+        """Whether the step the stop interrupted failed only because the engine was stopping
+        (a retryable error: a nested stack the stopping runtime would not start)."""
+        failure = None if step is None else step.failure
+        return failure is not None and failure.retryable
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -310,6 +335,7 @@ class NodeWork:
             rng=self.services.rng(row.id),
             never_created=never_created,
             software=self.services.software,
+            nested=self.services.nested,
         )
         attributes = None
         if self.check.node.is_update:
@@ -332,8 +358,10 @@ class NodeWork:
         target = State(action, Status.IN_PROGRESS)
         if not RESOURCE.allows(rows.state_of(row), target):
             fresh = self.store.get_resource(row.id)
-            if fresh.atomic_key != row.atomic_key:
-                # The row read when the traversal started has moved on since: start again.
+            held = fresh.engine_id not in (None, self.services.engine_id)
+            if fresh.atomic_key != row.atomic_key or held:
+                # The row read when the traversal started has moved on since, or another
+                # engine (perhaps a dead one) still holds it: start again once it is free.
                 self._lock_lost()
                 return False
             check_transition(RESOURCE, rows.state_of(row), target, resource=row.name)
@@ -372,6 +400,9 @@ class NodeWork:
 
     def on_step(self, message: StepFinished[Any]) -> None:
         """An executor step ended."""
+        failure = message.failure
+        if failure is not None and failure.retryable and self.services.resources.closed:
+            return  # refused by the stopping engine: the stop suspends the action (``suspend``)
         self.waiting = Waiting.NOTHING
         try:
             if message.failure is not None:
@@ -387,7 +418,8 @@ class NodeWork:
             if self.cancelled:
                 self._cancel_plugin()
             else:
-                self._wait(Waiting.POLL, result.poll_after)
+                woken, self.woken = self.woken, False
+                self._wait(Waiting.POLL, 0.0 if woken else result.poll_after)
         elif isinstance(result, steps.Completed) and self.resumed:
             self._resumed_complete(result)
         elif isinstance(result, steps.Completed):
@@ -419,6 +451,10 @@ class NodeWork:
 
     def poll_now(self) -> None:
         """What the plugin waits for may have happened (a signal arrived): poll at once."""
+        if self.waiting is Waiting.STEP:
+            # The running step may have looked before it happened.
+            self.woken = True
+            return
         if self.waiting is not Waiting.POLL or self.call is None or self.cancelled:
             return
         if self.timer is not None:

@@ -31,8 +31,15 @@ from thermik.actors.timers import TimerHandle, TimerService
 from thermik.conf.settings import EngineSettings
 from thermik.engine.messages import CancelStack, ConvergeRequest, SignalReceived, SignalRequest
 from thermik.engine.states import State
-from thermik.errors import LeaseConflict, NotFound, ResourceNotFound, ThermikError
+from thermik.errors import (
+    EngineStopping,
+    LeaseConflict,
+    NotFound,
+    ResourceNotFound,
+    ThermikError,
+)
 from thermik.persistence.store import Store
+from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
 
@@ -61,7 +68,7 @@ class EngineRuntime:
         self._stop_lock = threading.Lock()
 
     @classmethod
-    def start(
+    def start(  # noqa: PLR0913 - keyword-only, one per service the engine is built from
         cls,
         *,
         store: Store,
@@ -71,6 +78,8 @@ class EngineRuntime:
         delivery: object | None = None,
         seed: int | None = None,
         software: SoftwareDeploymentServices | None = None,
+        nested: NestedStackServices | None = None,
+        resume: bool = True,
     ) -> EngineRuntime:
         """Start an engine on ``store``; it resumes stacks left behind by dead engines.
 
@@ -84,6 +93,12 @@ class EngineRuntime:
             software: the software deployment services plugins get as ``ctx.software``
                 (:class:`thermik.deployments.DeploymentService`); without them software
                 config, deployment and server resources fail clearly.
+            nested: the nested-stack services plugins get as ``ctx.nested``
+                (:class:`thermik.orchestration.nested.NestedStacks`); without them template
+                resources and the other nested-stack types fail clearly.
+            resume: resume interrupted stacks now; ``False`` leaves it to the caller (who
+                first attaches services that need the runtime, then calls
+                :meth:`resume_incomplete`).
         """
         services = Services(
             store=store,
@@ -99,6 +114,7 @@ class EngineRuntime:
             ),
             seed=seed,
             software=software,
+            nested=nested,
         )
         services.stacks = ActorTable(lambda stack_id: StackActor.start(services, stack_id))
         services.resources = ActorTable(lambda version: ResourceActor.start(services, version))
@@ -112,7 +128,8 @@ class EngineRuntime:
             settings.heartbeat_interval,
         )
         runtime._schedule_heartbeat()
-        runtime.resume_incomplete()
+        if resume:
+            runtime.resume_incomplete()
         return runtime
 
     @property
@@ -126,13 +143,17 @@ class EngineRuntime:
         """Start a traversal; its id once it is durably started (never waits for the end).
 
         Raises:
+            EngineStopping: the runtime is stopping.
             TraversalConflict: ``expected_traversal`` is not the stack's current traversal.
             InvalidTransition: the operation is not legal in the stack's state.
             StackNotFound: no such stack.
         """
-        answer: str = self._services.stacks.ask(request.stack_id, request).get(
-            timeout=ANSWER_TIMEOUT
-        )
+        try:
+            answer: str = self._services.stacks.ask(request.stack_id, request).get(
+                timeout=ANSWER_TIMEOUT
+            )
+        except pykka.ActorDeadError:
+            raise EngineStopping(f"stack {request.stack_id}: the engine is stopping") from None
         return answer
 
     def cancel(self, stack_id: str, *, rollback: bool) -> None:
@@ -143,9 +164,12 @@ class EngineRuntime:
             StackNotFound: no such stack.
         """
         self._services.store.get_stack(stack_id)
-        self._services.stacks.ask(stack_id, CancelStack(stack_id, rollback)).get(
-            timeout=ANSWER_TIMEOUT
-        )
+        try:
+            self._services.stacks.ask(stack_id, CancelStack(stack_id, rollback)).get(
+                timeout=ANSWER_TIMEOUT
+            )
+        except pykka.ActorDeadError:
+            raise EngineStopping(f"stack {stack_id}: the engine is stopping") from None
 
     def signal(self, stack_id: str, resource_name: str, data: Mapping[str, Any] | None) -> None:
         """Deliver a signal to a resource and wait until its plugin handled it.
@@ -207,6 +231,29 @@ class EngineRuntime:
     def _notify_settled(self, stack_id: str) -> None:
         with self._settled:
             self._settled.notify_all()
+        if self._services.nested is not None:
+            self._wake_owner(stack_id)
+
+    def _wake_owner(self, stack_id: str) -> None:
+        """A child stack's traversal ended: its parent resource looks at it now (the
+        completion message nested-stack parents wait on instead of polling).
+
+        The parent is the owner's resource of that name and any resource whose physical id
+        is the child (a parent that adopted it from an abandoned one).
+        """
+        store = self._services.store
+        try:
+            stack = store.get_stack(stack_id, show_deleted=True)
+            if stack.owner_id is None:
+                return
+            rows = store.find_resources_by_physical_id(stack_id)
+            if stack.parent_resource_name is not None:
+                owned = store.list_resources(stack.owner_id)
+                rows += [row for row in owned if row.name == stack.parent_resource_name]
+        except NotFound:
+            return
+        for version_id in {row.id for row in rows}:
+            self._services.resources.tell_existing(version_id, Wake())
 
     # -- recovery, heartbeats, leases ---------------------------------------------------------
 

@@ -88,6 +88,12 @@ class ActorTable(Generic[_Key]):
             actor.stop()
             return True
 
+    @property
+    def closed(self) -> bool:
+        """Whether the table refuses new actors (the runtime is stopping)."""
+        with self._lock:
+            return self._closed
+
     def __contains__(self, key: object) -> bool:
         with self._lock:
             return key in self._actors

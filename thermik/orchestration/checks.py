@@ -15,6 +15,7 @@ from typing import Any, Final
 from thermik.conf.settings import LimitSettings
 from thermik.errors import TemplateTooLarge, ThermikError
 from thermik.resources import CustomValidator, Registry, ValidationContext
+from thermik.resources.template_resource import TemplateResource
 from thermik.template import (
     Environment,
     Identity,
@@ -183,6 +184,13 @@ class _Checker:
                 resource.resolved.template,
                 definition.template.files,
                 max_size=self.limits.max_template_size,
+            )
+            # Its properties are the template's parameters (names, types, constraints).
+            TemplateResource.for_template(template.data, {}).check_properties(
+                values,
+                unresolved=unresolved,
+                custom_constraints=self.custom,
+                path=("properties",),
             )
             nested = build_stack(
                 template,
