@@ -101,6 +101,8 @@ def test_pending_types_are_the_ones_waiting_for_engine_and_delivery() -> None:
         "OS::Heat::WaitCondition",
         "OS::Heat::WaitConditionHandle",
         "OS::Heat::UpdateWaitConditionHandle",
+        "OS::Heat::ResourceGroup",
+        "OS::Heat::ResourceChain",
         *SOFTWARE,
     }
 
