@@ -24,11 +24,12 @@ from thermik.resources.group_templates import (
     chain_names,
     chain_template,
     group_template,
+    member_definition,
     member_names,
     removal_candidates,
     updated_removals,
 )
-from thermik.resources.nested_group import NestedGroup
+from thermik.resources.nested_group import MemberCheck, NestedGroup
 from thermik.resources.nested_services import nested_services
 from thermik.resources.plugin import Props, select_path
 from thermik.resources.schema import (
@@ -166,6 +167,25 @@ class ResourceGroup(NestedGroup):
         """The first ``count`` indices never removed."""
         return member_names(props["count"], removed_names(ctx))
 
+    @classmethod
+    def members_to_check(cls, props: Props) -> tuple[list[MemberCheck], int]:
+        """The first member, repeated ``count`` times; nothing when ``count`` is 0 (as in Heat,
+        a zero count disables the definition)."""
+        count, resource_def = props.get("count"), props.get("resource_def")
+        if count == 0 or not isinstance(resource_def, Mapping):
+            return [], 0
+        index_var = props.get("index_var")
+        index_var = index_var if isinstance(index_var, str) else DEFAULT_INDEX_VAR
+        member = member_definition(resource_def, "0", index_var)
+        check = MemberCheck(
+            "0",
+            member["type"],
+            member.get("properties"),
+            ("properties", "resource_def", "type"),
+            ("properties", "resource_def", "properties"),
+        )
+        return [check], count if isinstance(count, int) else 1
+
     def build_child(self, ctx: ResourceContext, props: Props) -> Mapping[str, Any]:
         """The members' template, after recording the names the removal policies remove."""
         current = removed_names(ctx)
@@ -236,6 +256,20 @@ class ResourceChain(NestedGroup):
     def member_names(self, ctx: ResourceContext, props: Props) -> list[str]:
         """One name per listed type: its position."""
         return chain_names(props["resources"])
+
+    @classmethod
+    def members_to_check(cls, props: Props) -> tuple[list[MemberCheck], int]:
+        """Every member of the chain."""
+        types = props.get("resources")
+        if not isinstance(types, list):
+            return [], 1
+        properties = props.get("resource_properties")
+        where = ("properties", "resource_properties")
+        checks = [
+            MemberCheck(name, type_name, properties, ("properties", "resources", index), where)
+            for index, (name, type_name) in enumerate(zip(chain_names(types), types, strict=True))
+        ]
+        return checks, 1
 
     def build_child(self, ctx: ResourceContext, props: Props) -> Mapping[str, Any]:
         """One member per listed type, each after the previous unless ``concurrent``."""

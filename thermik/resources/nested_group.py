@@ -17,6 +17,7 @@ Attributes follow Heat's group semantics, with the member names the group's prop
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
@@ -42,6 +43,25 @@ from thermik.resources.plugin import (
 #: Seconds between safety-net polls of a running child (the engine wakes the parent anyway).
 POLL_SECONDS: Final = 5.0
 REFS, REFS_MAP, ATTRIBUTES, MEMBER_PREFIX = "refs", "refs_map", "attributes", "resource."
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MemberCheck:
+    """A member definition a group's child will hold, to check before anything runs.
+
+    Attributes:
+        name: the member's name in the child.
+        type: its type (may be an unresolved value while validating).
+        properties: its property values (may hold unresolved values).
+        type_path: where the type is written, relative to the group resource.
+        properties_path: where the properties are written, relative to the group resource.
+    """
+
+    name: str
+    type: Any
+    properties: Mapping[str, Any] | None
+    type_path: tuple[str | int, ...]
+    properties_path: tuple[str | int, ...]
 
 
 class Members(Protocol):
@@ -122,6 +142,11 @@ class NestedGroup(ResourcePlugin):
 
     def member_names(self, ctx: ResourceContext, props: Props) -> list[str]:
         """The names of the members ``props`` define."""
+        raise NotImplementedError
+
+    @classmethod
+    def members_to_check(cls, props: Props) -> tuple[list[MemberCheck], int]:
+        """The member definitions to check, and how many times the child repeats them."""
         raise NotImplementedError
 
     # -- lifecycle ------------------------------------------------------------------------
