@@ -31,6 +31,7 @@ from thermik.delivery.metadata_writer import DeliveryPolicy
 from thermik.deployments import DeploymentService
 from thermik.engine.states import State
 from thermik.orchestration import Orchestrator
+from thermik.orchestration.nested import NestedStacks
 from thermik.persistence import migration
 from thermik.persistence.crypto import SecretBox
 from thermik.persistence.database import Database
@@ -171,8 +172,8 @@ def start_engine(
     backend: DeliveryBackend | None = None,
     policy: DeliveryPolicy | None = None,
 ) -> Engine:
-    """Build the Store, the Registry and the delivery, start the runtime (which resumes
-    interrupted stacks: ``EngineRuntime.start`` runs ``resume_incomplete``).
+    """Build the Store, the Registry, the delivery and the nested-stack services, start the
+    runtime, attach the services to it, then resume interrupted stacks.
 
     ``serve_urls=False`` leaves serving the builtin backend's URLs to the REST API. Tests and
     benchmarks may hand in a ``backend`` (closed with the engine) and a delivery ``policy``.
@@ -185,12 +186,20 @@ def start_engine(
         if serve_urls:
             serve_delivery(settings, backend)
         deployments = build_deployments(settings, store, backend, policy)
+        nested = NestedStacks(
+            store,
+            registry,
+            settings.limits,
+            fallback_poll=settings.engine.nested_poll_interval,
+        )
         runtime = EngineRuntime.start(
             store=store,
             registry=registry,
             settings=settings.engine,
             delivery=backend,
             software=deployments,
+            nested=nested,
+            resume=False,
         )
     except BaseException:
         if deployments is not None:
@@ -199,7 +208,11 @@ def start_engine(
             backend.close()
         store.close()
         raise
+    # The services need the runtime and the runtime needs them: attached before it resumes
+    # interrupted stacks.
     deployments.attach(runtime.wake)
+    nested.attach(runtime)
+    runtime.resume_incomplete()
     return Engine(store, registry, runtime, backend, deployments)
 
 

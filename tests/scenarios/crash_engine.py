@@ -1,20 +1,21 @@
 """An engine process for the crash-recovery test: converge a stack through a few operations.
 
-    python -m tests.scenarios.crash_engine DATABASE_URL STACK_ID UPDATE_TEMPLATE_ID
+    python -m tests.scenarios.crash_engine DATABASE_URL STACK_ID UPDATE_TEMPLATE_ID [nested]
 
 It creates the stack, updates it and deletes it, one after the other, printing each start;
-the test kills it (SIGKILL) at a random moment.
+the test kills it (SIGKILL) at a random moment. With ``nested``, the engine has the
+nested-stack services (the stack holds template resources).
 """
 
 from __future__ import annotations
 
 import sys
 
-from thermik.actors.runtime import ConvergeRequest, EngineRuntime
+from tests.scenarios.runtime_harness import start_runtime
+from thermik.actors.runtime import ConvergeRequest
 from thermik.conf.settings import DatabaseSettings, EngineSettings
 from thermik.engine.states import Action
 from thermik.persistence.factory import open_store
-from thermik.resources.registry import Registry
 
 #: Leases expire quickly, so a fresh engine takes over a killed one's stacks within seconds.
 CRASH_SETTINGS = EngineSettings(
@@ -27,10 +28,10 @@ CRASH_SETTINGS = EngineSettings(
 
 
 def main(argv: list[str]) -> None:
-    url, stack_id, update_template = argv
+    url, stack_id, update_template, *flags = argv
     store = open_store(DatabaseSettings(url, busy_timeout=10), None)
-    runtime = EngineRuntime.start(
-        store=store, registry=Registry.from_entry_points(), settings=CRASH_SETTINGS
+    runtime = start_runtime(
+        store, seed=None, nested="nested" in flags, fallback_poll=2.0, settings=CRASH_SETTINGS
     )
     print("ready", flush=True)
     steps = ((Action.CREATE, None), (Action.UPDATE, int(update_template)), (Action.DELETE, None))

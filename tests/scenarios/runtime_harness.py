@@ -17,8 +17,9 @@ import pykka
 
 from thermik.actors.runtime import ConvergeRequest, EngineRuntime
 from thermik.actors.stored import current_versions
-from thermik.conf.settings import DatabaseSettings, EngineSettings
+from thermik.conf.settings import DatabaseSettings, EngineSettings, LimitSettings
 from thermik.engine.states import Action
+from thermik.orchestration.nested import NestedStacks
 from thermik.persistence import migration
 from thermik.persistence.database import Database
 from thermik.persistence.factory import open_store
@@ -151,13 +152,48 @@ class Harness:
         return properties.get("value")
 
 
-@contextlib.contextmanager
-def harness_on(url: str, *, seed: int = 7) -> Iterator[Harness]:
-    """A harness on the database at ``url``; stops every actor afterwards."""
-    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
-    runtime = EngineRuntime.start(
-        store=store, registry=REGISTRY, settings=TEST_SETTINGS, seed=seed
+def start_runtime(
+    store: Store,
+    *,
+    seed: int | None = 7,
+    nested: bool = False,
+    fallback_poll: float = 60.0,
+    limits: LimitSettings | None = None,
+    engine_id: str | None = None,
+    settings: EngineSettings = TEST_SETTINGS,
+) -> EngineRuntime:
+    """A runtime on ``store``, optionally with the nested-stack services attached (as the
+    composition root builds it)."""
+    if not nested:
+        return EngineRuntime.start(
+            store=store, registry=REGISTRY, settings=settings, seed=seed, engine_id=engine_id
+        )
+    services = NestedStacks(
+        store, REGISTRY, limits or LimitSettings(), fallback_poll=fallback_poll
     )
+    runtime = EngineRuntime.start(
+        store=store,
+        registry=REGISTRY,
+        settings=settings,
+        seed=seed,
+        engine_id=engine_id,
+        nested=services,
+        resume=False,
+    )
+    services.attach(runtime)
+    runtime.resume_incomplete()
+    return runtime
+
+
+@contextlib.contextmanager
+def harness_on(url: str, *, seed: int = 7, **nested: Any) -> Iterator[Harness]:
+    """A harness on the database at ``url``; stops every actor afterwards.
+
+    ``nested`` options (``nested=True``, ``fallback_poll``, ``limits``) go to
+    :func:`start_runtime`.
+    """
+    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
+    runtime = start_runtime(store, seed=seed, **nested)
     try:
         yield Harness(store, runtime)
     finally:

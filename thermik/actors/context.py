@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from thermik.actors.stored import current_versions
 from thermik.persistence.store import Store
 from thermik.resources.context import StackIdentity
+from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.software_services import SoftwareDeploymentServices
 
 
@@ -94,6 +95,7 @@ class StoreContext:
         rng: random.Random,
         never_created: bool = False,
         software: SoftwareDeploymentServices | None = None,
+        nested: NestedStackServices | None = None,
     ) -> None:
         self._store = store
         self._stack = stack
@@ -104,6 +106,7 @@ class StoreContext:
         self._data = StoredData(store, resource_id, known_empty=never_created)
         self._rng = rng
         self._software = software
+        self._nested = nested
         #: Whether the plugin changed the physical id since the context was made.
         self.physical_id_changed = False
 
@@ -143,6 +146,11 @@ class StoreContext:
     def software(self) -> SoftwareDeploymentServices | None:
         """The engine's software deployment services (None when it has no delivery)."""
         return self._software
+
+    @property
+    def nested(self) -> NestedStackServices | None:
+        """The engine's nested-stack services (None when it was built without them)."""
+        return self._nested
 
     def peer_data(self, reference_id: str) -> Mapping[str, str] | None:
         """The data of the current version in this stack whose reference id is given."""

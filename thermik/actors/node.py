@@ -99,6 +99,8 @@ class NodeWork:
         self.over = False
         #: The work took up an action a cleanly stopped engine suspended.
         self.resumed = False
+        #: A wake arrived while a step ran: the next wait polls at once instead.
+        self.woken = False
 
     @property
     def name(self) -> str:
@@ -187,7 +189,7 @@ class NodeWork:
             self._reply(ResourceDone(self.check.node, self.check.traversal_id, None))
             self._end()
             return
-        plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
+        plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls)
         if not self._lock(Action.DELETE, ResourceChanges()):
             return
@@ -203,7 +205,7 @@ class NodeWork:
 
     def _observe(self, row: Resource) -> None:
         operation = node_rules.OBSERVATIONS[self.action]
-        plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
+        plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
         if not self._lock(Action(operation.value), ResourceChanges()):
             return
@@ -218,7 +220,7 @@ class NodeWork:
             self.row = rows.steal(self.store, row)
             self._begin()
             return
-        plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
+        plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
         try:
             self.row = rows.lock(
@@ -305,6 +307,7 @@ class NodeWork:
             rng=self.services.rng(row.id),
             never_created=never_created,
             software=self.services.software,
+            nested=self.services.nested,
         )
         attributes = None
         if self.check.node.is_update:
@@ -382,7 +385,8 @@ class NodeWork:
             if self.cancelled:
                 self._cancel_plugin()
             else:
-                self._wait(Waiting.POLL, result.poll_after)
+                woken, self.woken = self.woken, False
+                self._wait(Waiting.POLL, 0.0 if woken else result.poll_after)
         elif isinstance(result, steps.Completed) and self.resumed:
             self._resumed_complete(result)
         elif isinstance(result, steps.Completed):
@@ -410,6 +414,10 @@ class NodeWork:
 
     def poll_now(self) -> None:
         """What the plugin waits for may have happened (a signal arrived): poll at once."""
+        if self.waiting is Waiting.STEP:
+            # The running step may have looked before it happened.
+            self.woken = True
+            return
         if self.waiting is not Waiting.POLL or self.call is None or self.cancelled:
             return
         if self.timer is not None:

@@ -25,7 +25,9 @@ from thermik.persistence.resource_values import Resource, ResourceChanges
 from thermik.persistence.store import Store
 from thermik.persistence.values import KEEP, Keep
 from thermik.resources.plugin import Operation, Props, ResourcePlugin
+from thermik.resources.template_resource import TemplateResource
 from thermik.template import StackDefinition
+from thermik.template.registry import is_template_name
 
 #: Node actions that observe or change a live resource without converging its definition.
 OBSERVATIONS = {
@@ -55,6 +57,30 @@ def definition(plan: TraversalPlan) -> StackDefinition:
 def plugin_for(services: Services, plan: TraversalPlan, name: str) -> type[ResourcePlugin]:
     """The plugin class of resource ``name`` in the traversal's template."""
     return plugin_class(services.registry, definition(plan), name)
+
+
+def stored_plugin(
+    services: Services, plan: TraversalPlan | None, row: Resource
+) -> type[ResourcePlugin]:
+    """The plugin class of a stored version, for acting on what it is (delete, suspend...).
+
+    A template resource is known from the version's own template; when that cannot be built,
+    a type that is no plugin but names a template gets the unbound template resource class
+    (its child's id is all a delete needs).
+    """
+    found = None
+    if plan is not None:
+        try:
+            found = plan.definition_for(row.current_template_id)
+        except ThermikError:
+            found = None
+    if found is not None and row.name in found.resources:
+        resource = found.resources[row.name]
+        if resource.type == row.resource_type:
+            return plugin_class(services.registry, found, row.name)
+    if row.resource_type not in services.registry and is_template_name(row.resource_type):
+        return TemplateResource
+    return services.registry.get(row.resource_type, resource=row.name)
 
 
 def type_of(plan: TraversalPlan, row: Resource) -> str:

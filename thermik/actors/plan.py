@@ -8,21 +8,24 @@ lock hint for its row without reading the stack, the template or its siblings ag
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from thermik.actors.stored import StoredResolution, attribute_key
 from thermik.engine.states import Action
-from thermik.errors import PluginError
 from thermik.persistence.resource_values import Resource
 from thermik.persistence.store import Store
 from thermik.resources.context import StackIdentity
+from thermik.resources.nested_stack import NestedStackResource
 from thermik.resources.plugin import ResourcePlugin
 from thermik.resources.registry import Registry
+from thermik.resources.template_resource import TemplateResource
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
 from thermik.template.functions.base import Function
 from thermik.template.functions.references import GetAtt, GetAttThenSelect
+from thermik.template.loader import load_document
 
 #: A resource whose whole attribute set is referenced (``get_attr: [name]`` or a computed name).
 EVERY_ATTRIBUTE: frozenset[str] | None = None
@@ -92,14 +95,26 @@ def _functions(value: Any) -> Iterator[Function]:
 def plugin_class(
     registry: Registry, definition: StackDefinition, name: str
 ) -> type[ResourcePlugin]:
-    """The plugin class implementing resource ``name`` of ``definition``."""
+    """The plugin class implementing resource ``name`` of ``definition``.
+
+    A nested-stack type is bound to the stack's files (its child gets them); a template
+    resource gets the class of its template.
+    """
     resolved = definition.resources[name].resolved
+    files = definition.template.files
     if resolved.is_template:
-        raise PluginError(
-            f"{resolved.type}: template resources (nested stacks) are not supported yet",
-            resource=name,
-        )
-    return registry.get(resolved.implementation, resource=name)
+        assert resolved.template is not None
+        return _template_class(resolved.template).bind_files(files)
+    plugin = registry.get(resolved.implementation, resource=name)
+    if issubclass(plugin, NestedStackResource):
+        return plugin.bind_files(files)
+    return plugin
+
+
+@functools.lru_cache(maxsize=256)
+def _template_class(text: str) -> type[TemplateResource]:
+    """The plugin class of the template resources of one template text (parsed once)."""
+    return TemplateResource.for_template(load_document(text), {})
 
 
 class DefinitionCache:

@@ -33,6 +33,7 @@ from thermik.engine.messages import CancelStack, ConvergeRequest, SignalReceived
 from thermik.engine.states import State
 from thermik.errors import LeaseConflict, NotFound, ResourceNotFound, ThermikError
 from thermik.persistence.store import Store
+from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
 
@@ -61,7 +62,7 @@ class EngineRuntime:
         self._stop_lock = threading.Lock()
 
     @classmethod
-    def start(
+    def start(  # noqa: PLR0913 - keyword-only, one per service the engine is built from
         cls,
         *,
         store: Store,
@@ -71,6 +72,8 @@ class EngineRuntime:
         delivery: object | None = None,
         seed: int | None = None,
         software: SoftwareDeploymentServices | None = None,
+        nested: NestedStackServices | None = None,
+        resume: bool = True,
     ) -> EngineRuntime:
         """Start an engine on ``store``; it resumes stacks left behind by dead engines.
 
@@ -84,6 +87,12 @@ class EngineRuntime:
             software: the software deployment services plugins get as ``ctx.software``
                 (:class:`thermik.deployments.DeploymentService`); without them software
                 config, deployment and server resources fail clearly.
+            nested: the nested-stack services plugins get as ``ctx.nested``
+                (:class:`thermik.orchestration.nested.NestedStacks`); without them template
+                resources and the other nested-stack types fail clearly.
+            resume: resume interrupted stacks now; ``False`` leaves it to the caller (who
+                first attaches services that need the runtime, then calls
+                :meth:`resume_incomplete`).
         """
         services = Services(
             store=store,
@@ -99,6 +108,7 @@ class EngineRuntime:
             ),
             seed=seed,
             software=software,
+            nested=nested,
         )
         services.stacks = ActorTable(lambda stack_id: StackActor.start(services, stack_id))
         services.resources = ActorTable(lambda version: ResourceActor.start(services, version))
@@ -112,7 +122,8 @@ class EngineRuntime:
             settings.heartbeat_interval,
         )
         runtime._schedule_heartbeat()
-        runtime.resume_incomplete()
+        if resume:
+            runtime.resume_incomplete()
         return runtime
 
     @property
@@ -207,6 +218,18 @@ class EngineRuntime:
     def _notify_settled(self, stack_id: str) -> None:
         with self._settled:
             self._settled.notify_all()
+        if self._services.nested is not None:
+            self._wake_owner(stack_id)
+
+    def _wake_owner(self, stack_id: str) -> None:
+        """A child stack's traversal ended: its parent resource looks at it now (the
+        completion message nested-stack parents wait on instead of polling)."""
+        try:
+            stack = self._services.store.get_stack(stack_id, show_deleted=True)
+        except NotFound:
+            return
+        if stack.owner_id is not None and stack.parent_resource_name is not None:
+            self.wake(stack.owner_id, stack.parent_resource_name)
 
     # -- recovery, heartbeats, leases ---------------------------------------------------------
 

@@ -16,6 +16,7 @@ from thermik.actors.table import ActorTable
 from thermik.actors.timers import TimerService
 from thermik.conf.settings import EngineSettings
 from thermik.persistence.store import Store
+from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
 
@@ -40,6 +41,7 @@ class Services:
         seed: seeds every resource's random source when set (tests).
         settled: told the id of a stack whose actor retired (its traversal is over).
         software: the software deployment services plugins get as ``ctx.software``.
+        nested: the nested-stack services plugins get as ``ctx.nested``.
     """
 
     store: Store
@@ -55,6 +57,7 @@ class Services:
     #: Called (from the stack actor's thread) when a stack's actor retired.
     settled: Callable[[str], None] = lambda stack_id: None
     software: SoftwareDeploymentServices | None = None
+    nested: NestedStackServices | None = None
 
     def __post_init__(self) -> None:
         # One draw from the OS per engine: seeding each resource's generator from the OS

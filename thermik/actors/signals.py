@@ -68,7 +68,7 @@ class SignalWork:
             raise InvalidSignal(
                 f"Signal resource during {row.action} is not supported.", resource=row.name
             )
-        plugin_cls = self.services.registry.get(row.resource_type, resource=row.name)
+        plugin_cls = node_rules.stored_plugin(self.services, None, row)
         if not plugin_cls.takes_signals:
             raise InvalidSignal(
                 f"Resource {row.name} ({row.resource_type}) does not take signals",
@@ -86,6 +86,7 @@ class SignalWork:
             row.physical_resource_id,
             rng=self.services.rng(row.id),
             software=self.services.software,
+            nested=self.services.nested,
         )
         return steps.Call(plugin_cls(), ctx, props, Operation.CHECK)
 

@@ -149,7 +149,7 @@ def plan(call: Call, old_props: Props) -> Replace | Planned | Completed:
     decided = plan_update(call.plugin, call.ctx, call.props, old_props)
     if decided.replacement is not None:
         return Replace(decided.replacement.reason)
-    if not decided.changed:
+    if not decided.changed and not call.plugin.always_update:
         return attribute_values(call)
     return Planned(decided.changed)
 

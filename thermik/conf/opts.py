@@ -97,6 +97,14 @@ ENGINE_OPTS: list[cfg.Opt] = [
         help="How long a stack lease lasts without renewal before another engine takes over.",
     ),
     cfg.IntOpt("heartbeat_interval", default=10, min=1, help="Seconds between engine heartbeats."),
+    cfg.FloatOpt(
+        "nested_poll_interval",
+        default=10.0,
+        min=0.1,
+        help="Seconds between the safety-net polls of a running nested stack by its parent "
+        "resource (the parent is woken when the child's operation ends; this only covers a "
+        "child driven by another engine).",
+    ),
 ]
 
 DELIVERY_OPTS: list[cfg.Opt] = [

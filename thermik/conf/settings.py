@@ -54,6 +54,7 @@ class EngineSettings:
     cancel_grace_period: int = 30
     lease_seconds: int = 60
     heartbeat_interval: int = 10
+    nested_poll_interval: float = 10.0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

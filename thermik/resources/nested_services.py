@@ -23,6 +23,13 @@ from thermik.resources.context import ResourceContext
 
 IN_PROGRESS, COMPLETE, FAILED = "IN_PROGRESS", "COMPLETE", "FAILED"
 
+#: Resource data key under which the engine records a child's id before storing the child, so
+#: a child whose creation was interrupted (engine crash) is still found and deleted.
+CHILD_KEY = "nested_stack_id"
+#: The parent is woken when its child's traversal ends; this poll is only a safety net (a
+#: child driven by another engine after a crash).
+DEFAULT_FALLBACK_POLL = 10.0
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class NestedTemplate:
@@ -50,6 +57,8 @@ class NestedState:
     action: str
     status: str
     reason: str
+    #: The child's name (``""`` when the implementation does not say).
+    stack_name: str = ""
 
     @property
     def settled(self) -> bool:
@@ -142,6 +151,19 @@ class NestedContext(ResourceContext, Protocol):
     def nested(self) -> NestedStackServices:
         """The engine's nested-stack services."""
         ...
+
+
+def child_stack_id(ctx: ResourceContext) -> str | None:
+    """The id of the child stack of ``ctx``'s resource: its physical id, else the id the
+    engine recorded before storing the child (a creation that was interrupted)."""
+    return ctx.physical_id or ctx.data.get(CHILD_KEY)
+
+
+def fallback_poll(services: NestedStackServices) -> float:
+    """Seconds between the safety-net polls of a running child (the services'
+    ``fallback_poll`` attribute when they have one)."""
+    seconds = getattr(services, "fallback_poll", DEFAULT_FALLBACK_POLL)
+    return float(seconds) if isinstance(seconds, int | float) else DEFAULT_FALLBACK_POLL
 
 
 def nested_services(ctx: ResourceContext) -> NestedStackServices:

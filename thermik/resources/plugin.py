@@ -129,6 +129,9 @@ class ResourcePlugin(abc.ABC):
     dynamic_attributes: ClassVar[bool] = False
     #: Whether a FAILED resource is replaced, rather than updated, by the next update.
     replace_if_failed: ClassVar[bool] = True
+    #: Whether every update traversal updates the resource, even with unchanged properties
+    #: (nested stacks, as Heat's ``StackResource``: the child decides what changed).
+    always_update: ClassVar[bool] = False
 
     # -- validation -------------------------------------------------------------------------
 

@@ -4,15 +4,19 @@ A template resource (``type: my_server.yaml`` or a registry alias to a template)
 stack whose properties are the nested template's parameters and whose attributes are its
 outputs; :func:`template_resource_schema` and :func:`template_resource_attributes` derive them
 from the parameter and output sections, as Heat does. Running nested stacks arrives with the
-engine; ``OS::Heat::Stack`` (which talks to a possibly remote Heat API) has its schema now.
+engine; ``OS::Heat::Stack`` (in Heat, possibly on a remote Heat API) runs local child stacks
+only.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from thermik.errors import PluginError, TemplateError
+import yaml
+
+from thermik.errors import PluginError, PropertyError, TemplateError
 from thermik.resources.constraints import (
     AllowedPattern,
     AllowedValues,
@@ -22,8 +26,9 @@ from thermik.resources.constraints import (
     Modulo,
     Range,
 )
-from thermik.resources.context import ResourceContext
-from thermik.resources.pending import PendingPlugin
+from thermik.resources.context import ResourceContext, ValidationContext
+from thermik.resources.nested_services import NestedTemplate
+from thermik.resources.nested_stack import NestedStackResource
 from thermik.resources.plugin import Props
 from thermik.resources.schema import (
     AttributeSchema,
@@ -161,8 +166,12 @@ def template_resource_attributes(outputs: Mapping[str, Any]) -> dict[str, Attrib
     return out
 
 
-class Stack(PendingPlugin):
-    """``OS::Heat::Stack``: a stack created through a (possibly remote) orchestration API."""
+class Stack(NestedStackResource):
+    """``OS::Heat::Stack``: a child stack of its ``template``.
+
+    Only local stacks are supported: a ``context`` naming a region or credentials (a remote
+    Heat) is refused with a clear error.
+    """
 
     properties_schema: ClassVar[PropertiesSchema] = {
         "context": PropertySchema(
@@ -207,6 +216,76 @@ class Stack(PendingPlugin):
         "outputs": AttributeSchema("The stack's outputs.", type=AttributeType.MAP),
     }
 
+    def validate(self, props: Props, vctx: ValidationContext) -> None:
+        """Refuse a remote stack and a template that is not a YAML or JSON mapping."""
+        _refuse_remote(props)
+        template = props.get("template")
+        if isinstance(template, str) and not vctx.unresolved(template):
+            _template_document(template)
+
+    def check_local(self, ctx: ResourceContext, props: Props) -> None:
+        """Refuse a remote stack."""
+        _refuse_remote(props)
+
+    def nested(self, ctx: ResourceContext, props: Props) -> NestedTemplate:
+        """The ``template`` property with the ``parameters``."""
+        parameters = props.get("parameters") or {}
+        return NestedTemplate(
+            _template_document(str(props.get("template"))),
+            self.parent_files,
+            {key: value for key, value in parameters.items() if value is not None},
+            props.get("timeout"),
+        )
+
     def reference_id(self, ctx: ResourceContext, props: Props) -> str | None:
-        """The remote stack's id (``None`` until created)."""
+        """The child stack's id (``None`` until created)."""
         return ctx.physical_id
+
+    def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:
+        """``stack_name`` and ``outputs`` of the child."""
+        if name == "stack_name":
+            state = self.child_state(ctx)
+            return state.stack_name if state is not None else None
+        if name == "outputs":
+            return dict(self.child_outputs(ctx)) if ctx.physical_id is not None else None
+        return None
+
+
+def _refuse_remote(props: Props) -> None:
+    context = props.get("context") or {}
+    remote = [key for key in ("region_name", "credential_secret_id") if context.get(key)]
+    if remote:
+        raise PropertyError(
+            "remote stacks are not supported: this engine only creates local nested stacks "
+            f"(context sets {', '.join(remote)})",
+            path=("properties", "context"),
+        )
+
+
+class _TemplateLoader(yaml.SafeLoader):
+    """PyYAML's safe loader keeping dates as strings (``heat_template_version: 2021-04-16``),
+    as Heat parses templates."""
+
+
+_TemplateLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _template_document(text: str) -> dict[str, Any]:
+    """The ``template`` property as a document (the engine checks it like any template)."""
+    try:
+        document = json.loads(text)
+    except ValueError:
+        try:
+            document = yaml.load(text, Loader=_TemplateLoader)
+        except yaml.YAMLError as exc:
+            raise PropertyError(
+                f"invalid template: {exc}", path=("properties", "template")
+            ) from None
+    if not isinstance(document, dict):
+        raise PropertyError(
+            "the template must be a YAML or JSON mapping", path=("properties", "template")
+        )
+    return document

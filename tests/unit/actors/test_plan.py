@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from thermik.actors.plan import EVERY_ATTRIBUTE, plugin_class, referenced_attributes
-from thermik.errors import PluginError
+from thermik.errors import PropertyError
 from thermik.resources.registry import Registry
+from thermik.resources.template_resource import TemplateResource
 from thermik.template import Environment, StackDefinition, Template, build_stack
 
 REGISTRY = Registry.from_entry_points()
@@ -76,8 +77,16 @@ def test_a_computed_attribute_name_means_every_attribute() -> None:
 def test_plugin_class_of_builtin_and_template_resources() -> None:
     found = definition(
         {"a": {"type": "OS::Heat::TestResource"}, "n": {"type": "nested.yaml"}},
-        {"nested.yaml": "heat_template_version: 2021-04-16\n"},
+        {
+            "nested.yaml": "heat_template_version: 2021-04-16\n"
+            "parameters: {size: {type: number}}\noutputs: {ip: {value: 1}}\n"
+        },
     )
     assert plugin_class(REGISTRY, found, "a") is REGISTRY.get("OS::Heat::TestResource")
-    with pytest.raises(PluginError, match="nested stacks\\) are not supported yet"):
-        plugin_class(REGISTRY, found, "n")
+    nested = plugin_class(REGISTRY, found, "n")
+    assert issubclass(nested, TemplateResource)
+    assert set(nested.properties_schema) == {"size"}
+    assert set(nested.attributes_schema) == {"OS::stack_id", "ip"}
+    assert nested.parent_files == found.template.files
+    with pytest.raises(PropertyError, match="size"):
+        nested.check_properties({"size": "many"})

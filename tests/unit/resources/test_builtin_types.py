@@ -98,6 +98,7 @@ def test_pending_types_are_the_ones_waiting_for_engine_and_delivery() -> None:
         "OS::Heat::Delay",
         "OS::Heat::RandomString",
         "OS::Heat::TestResource",
+        "OS::Heat::Stack",
         "OS::Heat::WaitCondition",
         "OS::Heat::WaitConditionHandle",
         "OS::Heat::UpdateWaitConditionHandle",
