@@ -1,9 +1,7 @@
-"""What the group types share: a child stack's lifecycle and Heat's group attributes.
+"""What the group types share: a child stack of members, and Heat's group attributes.
 
-A group resource's physical id is its child stack's id. Every action starts the matching
-operation on the child through :func:`~thermik.resources.nested_services.nested_services`
-and completes when the child's operation settles; the engine wakes the resource when the
-child's traversal ends, so the poll hint is only a safety net.
+A group is a :class:`~thermik.resources.nested_stack.NestedStackResource` (the child's
+lifecycle) whose child template its properties define (:meth:`NestedGroup.build_child`).
 
 Attributes follow Heat's group semantics, with the member names the group's properties define
 (not whatever the child holds at the moment):
@@ -21,28 +19,16 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from thermik.errors import InvalidInput, NotFound, PluginError
+from thermik.errors import InvalidInput
 from thermik.resources.context import ResourceContext
-from thermik.resources.nested_services import (
-    FAILED,
-    NestedState,
-    NestedTemplate,
-    nested_services,
-)
-from thermik.resources.plugin import (
-    CheckResult,
-    NeedsReplacement,
-    Operation,
-    PollAfter,
-    Progress,
-    Props,
-    ResourcePlugin,
-    select_path,
-)
+from thermik.resources.nested_services import NestedTemplate, nested_services
+from thermik.resources.nested_stack import NestedStackResource
+from thermik.resources.plugin import Props, select_path
 
-#: Seconds between safety-net polls of a running child (the engine wakes the parent anyway).
-POLL_SECONDS: Final = 5.0
-REFS, REFS_MAP, ATTRIBUTES, MEMBER_PREFIX = "refs", "refs_map", "attributes", "resource."
+REFS: Final = "refs"
+REFS_MAP: Final = "refs_map"
+ATTRIBUTES: Final = "attributes"
+MEMBER_PREFIX: Final = "resource."
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -123,15 +109,7 @@ def member_attribute(
     return [members.attribute(name, key, path) for name in names]
 
 
-def _settled(state: NestedState, what: str) -> CheckResult:
-    if not state.settled:
-        return PollAfter(POLL_SECONDS)
-    if state.status == FAILED:
-        raise PluginError(state.reason or f"{what} of the nested stack failed")
-    return True
-
-
-class NestedGroup(ResourcePlugin):
+class NestedGroup(NestedStackResource):
     """A resource type whose physical thing is a child stack built by :meth:`build_child`."""
 
     dynamic_attributes = True
@@ -149,115 +127,9 @@ class NestedGroup(ResourcePlugin):
         """The member definitions to check, and how many times the child repeats them."""
         raise NotImplementedError
 
-    # -- lifecycle ------------------------------------------------------------------------
-
-    def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        """Store the child stack and start creating it; its id becomes the physical id."""
-        template = self.build_child(ctx, props)
-        stack_id = nested_services(ctx).create(ctx, NestedTemplate(template))
-        ctx.set_physical_id(stack_id)
-        return None
-
-    def update(
-        self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]
-    ) -> Progress | NeedsReplacement | None:
-        """Start updating the child to the template ``new_props`` define."""
-        if ctx.physical_id is None:
-            return NeedsReplacement("the group has no nested stack")
-        template = self.build_child(ctx, new_props)
-        nested_services(ctx).update(ctx, ctx.physical_id, NestedTemplate(template))
-        return None
-
-    def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        """Start deleting the child (none: nothing to do)."""
-        if ctx.physical_id is not None:
-            nested_services(ctx).delete(ctx, ctx.physical_id)
-        return None
-
-    def check_create_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Whether the child's creation settled (its failure fails the group)."""
-        return self._child_settled(ctx, Operation.CREATE)
-
-    def check_update_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Whether the child's update settled."""
-        return self._child_settled(ctx, Operation.UPDATE)
-
-    def check_delete_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Whether the child is gone (a purged child counts as gone)."""
-        if ctx.physical_id is None:
-            return True
-        try:
-            return self._child_settled(ctx, Operation.DELETE)
-        except NotFound:
-            return True
-
-    def cancel(self, ctx: ResourceContext, props: Props, operation: Operation) -> None:
-        """Stop the child's running operation."""
-        if ctx.physical_id is not None:
-            nested_services(ctx).cancel(ctx, ctx.physical_id)
-
-    # -- suspend, resume, check, snapshot -------------------------------------------------
-
-    def suspend(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        """Start suspending the child."""
-        return self._act(ctx, Operation.SUSPEND)
-
-    def resume(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        """Start resuming the child."""
-        return self._act(ctx, Operation.RESUME)
-
-    def check(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        """Start checking the child."""
-        return self._act(ctx, Operation.CHECK)
-
-    def snapshot(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        """Start a snapshot of the child."""
-        return self._act(ctx, Operation.SNAPSHOT)
-
-    def check_suspend_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Whether the child's suspension settled."""
-        return self._child_settled(ctx, Operation.SUSPEND)
-
-    def check_resume_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Whether the child's resumption settled."""
-        return self._child_settled(ctx, Operation.RESUME)
-
-    def check_check_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Whether the child's check settled."""
-        return self._child_settled(ctx, Operation.CHECK)
-
-    def check_snapshot_complete(
-        self, ctx: ResourceContext, props: Props, progress: Progress | None
-    ) -> CheckResult:
-        """Whether the child's snapshot settled."""
-        return self._child_settled(ctx, Operation.SNAPSHOT)
-
-    def _act(self, ctx: ResourceContext, operation: Operation) -> Progress | None:
-        if ctx.physical_id is None:
-            raise PluginError(
-                f"{ctx.resource_type}: cannot {operation.value} a group without a nested stack",
-                resource=ctx.resource_name,
-            )
-        nested_services(ctx).act(ctx, ctx.physical_id, operation.value)
-        return None
-
-    def _child_settled(self, ctx: ResourceContext, operation: Operation) -> CheckResult:
-        if ctx.physical_id is None:
-            return True
-        state = nested_services(ctx).state(ctx, ctx.physical_id)
-        return _settled(state, operation.value)
+    def nested(self, ctx: ResourceContext, props: Props) -> NestedTemplate:
+        """The child: the members' template, with the parent stack's files."""
+        return NestedTemplate(self.build_child(ctx, props), files=self.parent_files)
 
     # -- attributes -----------------------------------------------------------------------
 

@@ -9,9 +9,10 @@ import pytest
 from tests.unit.resources.harness import Context
 from tests.unit.resources.nested_harness import NestedCtx
 from thermik.errors import PluginError, PropertyError
-from thermik.resources import NeedsReplacement, Operation, PollAfter, ValidationContext
+from thermik.resources import Operation, PollAfter, Progress, ValidationContext
 from thermik.resources.groups import ResourceChain, ResourceGroup
-from thermik.resources.nested_group import POLL_SECONDS, member_attribute
+from thermik.resources.nested_group import member_attribute
+from thermik.resources.nested_services import DEFAULT_FALLBACK_POLL as POLL_SECONDS
 from thermik.resources.plugin import plan_update
 
 GROUP = "OS::Heat::ResourceGroup"
@@ -25,10 +26,10 @@ def group_props(count: int, **extra: Any) -> dict[str, Any]:
 def created_group(count: int, **extra: Any) -> tuple[ResourceGroup, NestedCtx, dict[str, Any]]:
     plugin, ctx = ResourceGroup(), NestedCtx(resource_type=GROUP)
     props = group_props(count, **extra)
-    assert plugin.create(ctx, props) is None
+    progress = plugin.create(ctx, props)
     assert ctx.physical_id is not None
     ctx.nested.settle(ctx.physical_id)
-    assert plugin.check_create_complete(ctx, props, None) is True
+    assert plugin.check_create_complete(ctx, props, progress) is True
     return plugin, ctx, props
 
 
@@ -37,34 +38,35 @@ def updated(
 ) -> None:
     plan = plan_update(plugin, ctx, new, old)
     assert plan.replacement is None
-    assert plugin.update(ctx, new, old, plan.changed) is None
+    progress = plugin.update(ctx, new, old, plan.changed)
+    assert isinstance(progress, Progress)
     assert ctx.physical_id is not None
-    assert plugin.check_update_complete(ctx, new, None) == PollAfter(POLL_SECONDS)
+    assert plugin.check_update_complete(ctx, new, progress) == PollAfter(POLL_SECONDS)
     ctx.nested.settle(ctx.physical_id)
-    assert plugin.check_update_complete(ctx, new, None) is True
+    assert plugin.check_update_complete(ctx, new, progress) is True
 
 
 def test_create_stores_the_child_and_waits_for_it() -> None:
     plugin, ctx, props = ResourceGroup(), NestedCtx(resource_type=GROUP), group_props(3)
-    plugin.create(ctx, props)
+    progress = plugin.create(ctx, props)
     assert ctx.physical_id == "child-1"
     assert ctx.nested.members("child-1") == {
         "0": {"type": "OS::Heat::TestResource", "properties": {"value": "v0"}},
         "1": {"type": "OS::Heat::TestResource", "properties": {"value": "v1"}},
         "2": {"type": "OS::Heat::TestResource", "properties": {"value": "v2"}},
     }
-    assert plugin.check_create_complete(ctx, props, None) == PollAfter(POLL_SECONDS)
+    assert plugin.check_create_complete(ctx, props, progress) == PollAfter(POLL_SECONDS)
     ctx.nested.settle("child-1")
-    assert plugin.check_create_complete(ctx, props, None) is True
+    assert plugin.check_create_complete(ctx, props, progress) is True
     assert plugin.reference_id(ctx, props) == "child-1"
 
 
 def test_a_failed_child_fails_the_group_with_its_reason() -> None:
     plugin, ctx, props = ResourceGroup(), NestedCtx(resource_type=GROUP), group_props(2)
-    plugin.create(ctx, props)
+    progress = plugin.create(ctx, props)
     ctx.nested.settle("child-1", "FAILED", "resources[1]: Went to status error")
     with pytest.raises(PluginError, match=r"resources\[1\]: Went to status error"):
-        plugin.check_create_complete(ctx, props, None)
+        plugin.check_create_complete(ctx, props, progress)
 
 
 def test_attributes_follow_heats_group_semantics() -> None:
@@ -161,12 +163,6 @@ def test_changing_the_index_var_needs_replacement() -> None:
     assert plan.replacement is not None
 
 
-def test_a_group_without_a_child_is_replaced_on_update() -> None:
-    ctx, props = NestedCtx(resource_type=GROUP), group_props(1)
-    result = ResourceGroup().update(ctx, group_props(2), props, frozenset({"count"}))
-    assert isinstance(result, NeedsReplacement)
-
-
 def test_delete_suspend_resume_check_snapshot_and_cancel_act_on_the_child() -> None:
     plugin, ctx, props = created_group(1)
     steps = [
@@ -177,11 +173,11 @@ def test_delete_suspend_resume_check_snapshot_and_cancel_act_on_the_child() -> N
         (plugin.delete, plugin.check_delete_complete, "DELETE"),
     ]
     for start, check, action in steps:
-        start(ctx, props)
+        progress = start(ctx, props)
         assert ctx.nested.calls[-1] == (action, "child-1")
-        assert isinstance(check(ctx, props, None), PollAfter)
+        assert isinstance(check(ctx, props, progress), PollAfter)
         ctx.nested.settle("child-1")
-        assert check(ctx, props, None) is True
+        assert check(ctx, props, progress) is True
     plugin.cancel(ctx, props, Operation.UPDATE)
     assert ctx.nested.calls[-1] == ("CANCEL", "child-1")
 
@@ -209,11 +205,11 @@ def test_chain_members_run_in_order_and_expose_refs_and_attributes() -> None:
         {"resources": CHAIN_TYPES, "resource_properties": {"value": "x"}}
     )
     plugin, ctx = ResourceChain(), NestedCtx(resource_type="OS::Heat::ResourceChain")
-    plugin.create(ctx, props)
+    progress = plugin.create(ctx, props)
     members = ctx.nested.members("child-1")
     assert [m.get("depends_on") for m in members.values()] == [None, ["0"], ["1"]]
     ctx.nested.settle("child-1")
-    assert plugin.check_create_complete(ctx, props, None) is True
+    assert plugin.check_create_complete(ctx, props, progress) is True
     assert plugin.attribute(ctx, props, "refs") == ["child-1/0", "child-1/1", "child-1/2"]
     assert plugin.attribute(ctx, props, "attributes", ("value",)) == {
         "0": "x",
