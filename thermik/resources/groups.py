@@ -5,8 +5,8 @@ attributes from :class:`~thermik.resources.nested_group.NestedGroup`. Both types
 attributes beyond their schema (``resource.<n>``, ``resource.<n>.<attr>``, and any member
 attribute as a list), so ``dynamic_attributes`` is set.
 
-The ``rolling_update`` and ``batch_create`` update policies are accepted (their schemas are
-checked) but not honoured: every member is created or updated at once.
+The ``rolling_update`` and ``batch_create`` update policies are accepted but not honoured (the
+engine does not hand update policies to plugins): every member is created or updated at once.
 """
 
 from __future__ import annotations
