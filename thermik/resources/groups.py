@@ -29,7 +29,7 @@ from thermik.resources.group_templates import (
     removal_candidates,
     updated_removals,
 )
-from thermik.resources.nested_group import MemberCheck, NestedGroup
+from thermik.resources.nested_group import ChildMembers, MemberCheck, NestedGroup
 from thermik.resources.nested_services import nested_services
 from thermik.resources.plugin import Props, select_path
 from thermik.resources.schema import (
@@ -203,9 +203,8 @@ class ResourceGroup(NestedGroup):
         stack_id = ctx.physical_id
         if stack_id is None or not any(True for _ in removal_candidates(policies)):
             return updated_removals(policies, mode, current, created=stack_id is not None)
-        services = nested_services(ctx)
-        members = list(services.resource_names(ctx, stack_id))
-        refs = {name: services.resource_reference(ctx, stack_id, name) for name in members}
+        members = list(nested_services(ctx).resource_names(ctx, stack_id))
+        refs = ChildMembers(ctx, stack_id).references(members)
         return updated_removals(policies, mode, current, created=True, members=members, refs=refs)
 
     def attribute(

@@ -21,7 +21,11 @@ from typing import Any, Final, Protocol
 
 from thermik.errors import InvalidInput
 from thermik.resources.context import ResourceContext
-from thermik.resources.nested_services import NestedTemplate, nested_services
+from thermik.resources.nested_services import (
+    NestedBatchReads,
+    NestedTemplate,
+    nested_services,
+)
 from thermik.resources.nested_stack import NestedStackResource
 from thermik.resources.plugin import Props, select_path
 
@@ -53,20 +57,23 @@ class MemberCheck:
 class Members(Protocol):
     """Read access to a group's members (names are the child's resource names)."""
 
-    def reference(self, name: str) -> Any:
-        """What ``get_resource`` gives for member ``name``."""
+    def references(self, names: Sequence[str]) -> dict[str, Any]:
+        """What ``get_resource`` gives for each member of ``names``."""
         ...
 
-    def attribute(self, name: str, attribute: str, path: Sequence[str | int]) -> Any:
-        """What ``get_attr: [name, attribute, *path]`` gives inside the child."""
+    def attributes(
+        self, names: Sequence[str], attribute: str, path: Sequence[str | int]
+    ) -> dict[str, Any]:
+        """What ``get_attr: [name, attribute, *path]`` gives for each member of ``names``."""
         ...
 
 
 class ChildMembers:
     """:class:`Members` of a child stack, read through the nested-stack services.
 
-    A member attribute that does not exist reads as ``None`` (a group is not failed because
-    something reads a misspelt member attribute).
+    Services that offer :class:`~thermik.resources.nested_services.NestedBatchReads` are read
+    once per attribute, others once per member. A member attribute that does not exist reads
+    as ``None`` (a group is not failed because something reads a misspelt member attribute).
     """
 
     def __init__(self, ctx: ResourceContext, stack_id: str) -> None:
@@ -74,10 +81,26 @@ class ChildMembers:
         self._stack_id = stack_id
         self._services = nested_services(ctx)
 
-    def reference(self, name: str) -> Any:
-        return self._services.resource_reference(self._ctx, self._stack_id, name)
+    def references(self, names: Sequence[str]) -> dict[str, Any]:
+        ctx, stack_id, services = self._ctx, self._stack_id, self._services
+        if isinstance(services, NestedBatchReads):
+            found = services.resource_references(ctx, stack_id)
+            return {name: found.get(name) for name in names}
+        return {name: services.resource_reference(ctx, stack_id, name) for name in names}
 
-    def attribute(self, name: str, attribute: str, path: Sequence[str | int]) -> Any:
+    def attributes(
+        self, names: Sequence[str], attribute: str, path: Sequence[str | int]
+    ) -> dict[str, Any]:
+        ctx, stack_id, services = self._ctx, self._stack_id, self._services
+        try:
+            if isinstance(services, NestedBatchReads):
+                found = services.resource_attributes(ctx, stack_id, names, [attribute, *path])
+                return {name: found.get(name) for name in names}
+        except InvalidInput:
+            return dict.fromkeys(names)
+        return {name: self._attribute(name, attribute, path) for name in names}
+
+    def _attribute(self, name: str, attribute: str, path: Sequence[str | int]) -> Any:
         try:
             return self._services.resource_attribute(
                 self._ctx, self._stack_id, name, [attribute, *path]
@@ -96,17 +119,19 @@ def member_attribute(
         if member not in names:
             return None
         if len(parts) == 1:
-            return members.reference(member)
-        return members.attribute(member, str(parts[1]), parts[2:])
+            return members.references([member])[member]
+        return members.attributes([member], str(parts[1]), parts[2:])[member]
     if key == REFS:
-        return select_path([members.reference(name) for name in names], path)
+        refs = members.references(names)
+        return select_path([refs[name] for name in names], path)
     if key == REFS_MAP:
-        return select_path({name: members.reference(name) for name in names}, path)
+        return select_path(members.references(names), path)
     if key == ATTRIBUTES:
         if not path:
             return None
-        return {name: members.attribute(name, str(path[0]), path[1:]) for name in names}
-    return [members.attribute(name, key, path) for name in names]
+        return members.attributes(names, str(path[0]), path[1:])
+    values = members.attributes(names, key, path)
+    return [values[name] for name in names]
 
 
 class NestedGroup(NestedStackResource):

@@ -41,6 +41,8 @@ class MemoryNested:
     def __init__(self) -> None:
         self.children: dict[str, Child] = {}
         self.calls: list[tuple[str, str]] = []
+        #: Every read of members' references or attributes, as (method, stack id).
+        self.reads: list[tuple[str, str]] = []
         self._ids = itertools.count(1)
 
     def settle(self, stack_id: str, status: str = COMPLETE, reason: str = "") -> None:
@@ -92,16 +94,48 @@ class MemoryNested:
         return list(self.members(stack_id))
 
     def resource_reference(self, ctx: ResourceContext, stack_id: str, name: str) -> Any:
+        self.reads.append(("resource_reference", stack_id))
+        return self._reference(stack_id, name)
+
+    def _reference(self, stack_id: str, name: str) -> Any:
         return f"{stack_id}/{name}" if name in self.members(stack_id) else None
 
     def resource_attribute(
         self, ctx: ResourceContext, stack_id: str, name: str, path: Sequence[str | int]
     ) -> Any:
+        self.reads.append(("resource_attribute", stack_id))
+        return self._attribute(stack_id, name, path)
+
+    def _attribute(self, stack_id: str, name: str, path: Sequence[str | int]) -> Any:
         member = self.members(stack_id).get(name)
         properties = (member or {}).get("properties") or {}
         if member is None or not path or path[0] not in properties:
             raise InvalidInput(f"no attribute {list(path)} of {name} in {stack_id}")
         return select_path(properties, path)
+
+
+class BatchMemoryNested(MemoryNested):
+    """:class:`MemoryNested` that also offers the optional batch reads."""
+
+    def resource_references(self, ctx: ResourceContext, stack_id: str) -> Mapping[str, Any]:
+        self.reads.append(("resource_references", stack_id))
+        return {name: self._reference(stack_id, name) for name in self.members(stack_id)}
+
+    def resource_attributes(
+        self,
+        ctx: ResourceContext,
+        stack_id: str,
+        names: Sequence[str],
+        path: Sequence[str | int],
+    ) -> Mapping[str, Any]:
+        self.reads.append(("resource_attributes", stack_id))
+        found = {}
+        for name in names:
+            try:
+                found[name] = self._attribute(stack_id, name, path)
+            except InvalidInput:
+                found[name] = None
+        return found
 
 
 @dataclasses.dataclass

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from tests.unit.resources.harness import Context
-from tests.unit.resources.nested_harness import NestedCtx
+from tests.unit.resources.nested_harness import BatchMemoryNested, MemoryNested, NestedCtx
 from thermik.errors import PluginError, PropertyError
 from thermik.resources import Operation, PollAfter, Progress, ValidationContext
 from thermik.resources.groups import ResourceChain, ResourceGroup
@@ -23,8 +24,13 @@ def group_props(count: int, **extra: Any) -> dict[str, Any]:
     return ResourceGroup.check_properties({"count": count, "resource_def": MEMBER, **extra})
 
 
-def created_group(count: int, **extra: Any) -> tuple[ResourceGroup, NestedCtx, dict[str, Any]]:
-    plugin, ctx = ResourceGroup(), NestedCtx(resource_type=GROUP)
+def created_group(
+    count: int, *, services: MemoryNested | None = None, **extra: Any
+) -> tuple[ResourceGroup, NestedCtx, dict[str, Any]]:
+    plugin, ctx = (
+        ResourceGroup(),
+        NestedCtx(resource_type=GROUP, nested=services or MemoryNested()),
+    )
     props = group_props(count, **extra)
     progress = plugin.create(ctx, props)
     assert ctx.physical_id is not None
@@ -69,8 +75,9 @@ def test_a_failed_child_fails_the_group_with_its_reason() -> None:
         plugin.check_create_complete(ctx, props, progress)
 
 
-def test_attributes_follow_heats_group_semantics() -> None:
-    plugin, ctx, props = created_group(3)
+@pytest.mark.parametrize("services", [MemoryNested, BatchMemoryNested])
+def test_attributes_follow_heats_group_semantics(services: type[MemoryNested]) -> None:
+    plugin, ctx, props = created_group(3, services=services())
 
     def attr(name: str, *path: str | int) -> Any:
         return plugin.attribute(ctx, props, name, path)
@@ -87,6 +94,9 @@ def test_attributes_follow_heats_group_semantics() -> None:
     assert attr("resource.7") is None
     assert attr("no_such_attribute") == [None, None, None]
     assert attr("removed_rsrc_list") == []
+    reads = len(ctx.nested.reads)
+    attr("value")
+    assert len(ctx.nested.reads) - reads == (1 if services is BatchMemoryNested else 3)
 
 
 def test_attribute_paths_apply_to_each_member() -> None:
@@ -105,11 +115,11 @@ def test_attributes_before_the_child_exists_are_null() -> None:
 class Listed:
     """Members whose references and attributes are computed from their names."""
 
-    def reference(self, name: str) -> Any:
-        return f"ref-{name}"
+    def references(self, names: Sequence[str]) -> dict[str, Any]:
+        return {name: f"ref-{name}" for name in names}
 
-    def attribute(self, name: str, attribute: str, path: Any) -> Any:
-        return {"name": name, "attribute": attribute, "path": list(path)}
+    def attributes(self, names: Sequence[str], attribute: str, path: Any) -> dict[str, Any]:
+        return {name: {"name": name, "attribute": attribute, "path": list(path)} for name in names}
 
 
 def test_member_attribute_mapping_without_a_child() -> None:
