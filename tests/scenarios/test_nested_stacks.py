@@ -63,6 +63,8 @@ def parent_template(word: str = "hello", **child_props: Any) -> dict[str, Any]:
             "said": {"value": {"get_attr": ["child", "said"]}},
             "ref": {"value": {"get_resource": "child"}},
             "child_id": {"value": {"get_attr": ["child", "OS::stack_id"]}},
+            "echo": {"value": {"get_attr": ["child", "resource.echo", "output"]}},
+            "echo_dotted": {"value": {"get_attr": ["child", "resource.echo.output"]}},
         },
     }
 
@@ -116,6 +118,7 @@ def test_create_and_delete_two_levels_deep(nested: Harness) -> None:
     found = outputs(nested, stack_id)
     assert found["said"] == "hello-echo"
     assert found["child_id"] == child.id
+    assert found["echo"] == found["echo_dotted"] == "hello-echo"
     assert found["ref"] == f"arn:openstack:heat::tenant:stacks/{child.name}/{child.id}"
     assert nested.live(stack_id)["child"].physical_resource_id == child.id
 
@@ -204,6 +207,30 @@ def test_suspend_and_resume_reach_every_level(nested: Harness) -> None:
     assert {(s.action, s.status) for s in tree(nested, stack_id)} == {("RESUME", "COMPLETE")}
     assert nested.run(stack_id, Action.CHECK) == "CHECK_COMPLETE", nested.reason(stack_id)
     assert {(s.action, s.status) for s in tree(nested, stack_id)} == {("CHECK", "COMPLETE")}
+    snapshot = nested.store.create_snapshot(stack_id, "tenant", "snap")
+    state = nested.run(stack_id, Action.SNAPSHOT, snapshot_id=snapshot.id)
+    assert state == "SNAPSHOT_COMPLETE", nested.reason(stack_id)
+    assert {(s.action, s.status) for s in tree(nested, stack_id)} == {("SNAPSHOT", "COMPLETE")}
+    for child in tree(nested, stack_id)[1:]:
+        snapshots = nested.store.list_snapshots(child.id)
+        assert [s.status for s in snapshots] == ["COMPLETE"]
+
+
+def test_a_failed_update_rolls_the_child_back_to_its_old_template(sqlite_url: str) -> None:
+    with harness_on(sqlite_url, nested=True) as h:
+        template_id = h.store.store_raw_template(parent_template("hello"), {}, FILES)
+        stack_id = h.store.create_stack(
+            NewStack("top", "tenant", template_id, disable_rollback=False)
+        ).id
+        assert h.run(stack_id, Action.CREATE) == "CREATE_COMPLETE", h.reason(stack_id)
+        failing = parent_template("bye")
+        failing["resources"]["user"]["properties"]["fail"] = True
+        new_id = h.store.store_raw_template(failing, {}, FILES)
+        assert h.run(stack_id, Action.UPDATE, new_id) == "ROLLBACK_COMPLETE", h.reason(stack_id)
+        child = tree(h, stack_id)[1]
+        assert (child.action, child.status) == ("UPDATE", "COMPLETE")
+        assert outputs(h, child.id)["said"] == "hello-echo"
+        assert outputs(h, stack_id)["said"] == "hello-echo"
 
 
 def test_the_depth_limit_fails_the_resource_that_would_go_deeper(sqlite_url: str) -> None:

@@ -330,8 +330,10 @@ class NodeWork:
         target = State(action, Status.IN_PROGRESS)
         if not RESOURCE.allows(rows.state_of(row), target):
             fresh = self.store.get_resource(row.id)
-            if fresh.atomic_key != row.atomic_key:
-                # The row read when the traversal started has moved on since: start again.
+            held = fresh.engine_id not in (None, self.services.engine_id)
+            if fresh.atomic_key != row.atomic_key or held:
+                # The row read when the traversal started has moved on since, or another
+                # engine (perhaps a dead one) still holds it: start again once it is free.
                 self._lock_lost()
                 return False
             check_transition(RESOURCE, rows.state_of(row), target, resource=row.name)

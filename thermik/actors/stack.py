@@ -89,6 +89,8 @@ class StackActor(PooledActor):
         self.rejection: Failure | None = None
         self.stack: Stack | None = None
         self.pending: list[Command] = []
+        #: The lease was released when the actor retired (its stop must not release it again).
+        self.released = False
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -140,7 +142,11 @@ class StackActor(PooledActor):
     def _retire_if_idle(self) -> None:
         if not self.state.closed or self.followups:
             return
+        # Released while this actor is still the stack's: once it left the table, a new
+        # actor may take the lease for the next operation, which this stop must not release.
+        self._release_lease()
         if self.services.stacks.retire(self.stack_id, self):
+            self.released = True
             self.services.settled(self.stack_id)
 
     def on_stop(self) -> None:
@@ -149,6 +155,10 @@ class StackActor(PooledActor):
                 handle.cancel()
         for plan in self.plans.values():
             plan.closed.set()
+        if not self.released:
+            self._release_lease()
+
+    def _release_lease(self) -> None:
         try:
             self.store.release_lease(self.stack_id, self.services.engine_id)
         except ThermikError:

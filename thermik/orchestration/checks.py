@@ -17,6 +17,7 @@ from thermik.conf.settings import LimitSettings
 from thermik.errors import PropertyError, TemplateTooLarge, ThermikError
 from thermik.resources import CustomValidator, Props, Registry, ResourcePlugin, ValidationContext
 from thermik.resources.nested_group import MemberCheck, NestedGroup
+from thermik.resources.template_resource import TemplateResource
 from thermik.template import (
     Environment,
     Identity,
@@ -201,14 +202,15 @@ class _Checker:
             resolved = definition.environment.resolve_type(
                 member.name, member.type, definition.template.files, self.registry.__contains__
             )
-            if resolved.is_template:
-                assert resolved.template is not None
-                return self.child_stack(
-                    definition, member.name, resolved.template, member.properties, depth
-                )
-            plugin = self.registry.get(resolved.implementation)
+            plugin = None if resolved.is_template else self.registry.get(resolved.implementation)
         except ThermikError as exc:
             raise exc.at(*member.type_path) from None
+        if plugin is None:
+            assert resolved.template is not None
+            where = (member.properties_path, member.type_path)
+            return self.child_stack(
+                definition, member.name, resolved.template, member.properties, depth, where
+            )
         props = self.properties(plugin, member.properties, member.properties_path)
         try:
             self.validate(plugin, props)
@@ -223,30 +225,49 @@ class _Checker:
         name = resource.name
         assert resource.resolved.template is not None
         values = static_properties(definition, name, lenient=True)
-        try:
-            return self.child_stack(definition, name, resource.resolved.template, values, depth)
-        except ThermikError as exc:
-            raise exc.at("resources", name) from None
+        where = (("resources", name, "properties"), ("resources", name))
+        return self.child_stack(definition, name, resource.resolved.template, values, depth, where)
 
     def child_stack(
-        self, definition: StackDefinition, name: str, text: str, values: Any, depth: int
+        self,
+        definition: StackDefinition,
+        name: str,
+        text: str,
+        values: Any,
+        depth: int,
+        where: tuple[tuple[str | int, ...], tuple[str | int, ...]],
     ) -> int:
         """Check the nested stack a template resource ``name`` of a stack at ``depth`` becomes
-        (with the property ``values`` known now as parameters); its resource count."""
-        self.within_depth(depth + 1)
+        (with the property ``values`` known now as parameters); its resource count.
+
+        ``where`` holds the paths errors are reported at: the resource's properties, and the
+        resource itself (for errors inside the template).
+        """
+        properties_path, resource_path = where
+        try:
+            self.within_depth(depth + 1)
+            template = Template.load(
+                text, definition.template.files, max_size=self.limits.max_template_size
+            )
+        except ThermikError as exc:
+            raise exc.at(*resource_path) from None
+        # Its properties are the template's parameters (names, types, constraints).
+        TemplateResource.for_template(template.data, {}).check_properties(
+            values, unresolved=unresolved, custom_constraints=self.custom, path=properties_path
+        )
         if not isinstance(values, Mapping):
             values = {}
         known = {k: v for k, v in values.items() if not unresolved(v) and v is not None}
-        template = Template.load(
-            text, definition.template.files, max_size=self.limits.max_template_size
-        )
-        nested = build_stack(
-            template,
-            Environment(registry=definition.environment.registry),
-            known,
-            Identity(stack_name=f"{definition.identity.stack_name}-{name}"),
-            known_types=self.registry.__contains__,
-            strict=False,
-        )
-        nested_checker = _Checker(self.registry, self.limits, True, self.custom)
-        return nested_checker.stack(nested, depth + 1)
+        try:
+            nested = build_stack(
+                template,
+                Environment(registry=definition.environment.registry),
+                known,
+                Identity(stack_name=f"{definition.identity.stack_name}-{name}"),
+                known_types=self.registry.__contains__,
+                strict=False,
+            )
+            nested_checker = _Checker(self.registry, self.limits, True, self.custom)
+            return nested_checker.stack(nested, depth + 1)
+        except ThermikError as exc:
+            raise exc.at(*resource_path) from None

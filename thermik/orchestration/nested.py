@@ -225,10 +225,10 @@ class NestedStacks:
         resolution = StoredResolution(self.store, stack_id)
         return {name: resolution.reference_id(name) for name in self.resource_names(ctx, stack_id)}
 
-    def resource_attributes(
+    def attribute_of_resources(
         self, ctx: ResourceContext, stack_id: str, names: Sequence[str], path: Sequence[str | int]
     ) -> Mapping[str, Any]:
-        """See :meth:`NestedBatchReads.resource_attributes`."""
+        """See :meth:`NestedBatchReads.attribute_of_resources`."""
         if not path:
             raise InvalidInput("get_attr of nested resources names no attribute")
         present = set(self.resource_names(ctx, stack_id))
@@ -249,6 +249,13 @@ class NestedStacks:
             raise InvalidInput(f"The nested stack has no resource {name}", resource=name)
         attr, *rest = path
         return StoredResolution(self.store, stack_id).attribute(name, str(attr), rest)
+
+    def resource_attributes(
+        self, ctx: ResourceContext, stack_id: str, name: str
+    ) -> Mapping[str, Any]:
+        """Every stored attribute value of the child's resource ``name`` (not part of the
+        Protocol: template resources use it for ``get_attr: [r, resource.<name>, <attr>]``)."""
+        return dict(StoredResolution(self.store, stack_id).all_attributes(name))
 
     # -- helpers ------------------------------------------------------------------------------
 

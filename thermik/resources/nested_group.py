@@ -94,7 +94,7 @@ class ChildMembers:
         ctx, stack_id, services = self._ctx, self._stack_id, self._services
         try:
             if isinstance(services, NestedBatchReads):
-                found = services.resource_attributes(ctx, stack_id, names, [attribute, *path])
+                found = services.attribute_of_resources(ctx, stack_id, names, [attribute, *path])
                 return {name: found.get(name) for name in names}
         except InvalidInput:
             return dict.fromkeys(names)

@@ -156,7 +156,7 @@ class NestedBatchReads(Protocol):
         """What ``get_resource`` gives for each of the child's current resources."""
         ...
 
-    def resource_attributes(
+    def attribute_of_resources(
         self,
         ctx: ResourceContext,
         stack_id: str,

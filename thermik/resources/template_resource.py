@@ -119,10 +119,7 @@ class TemplateResource(NestedStackResource):
         if stack_id is None:
             return None
         if name.startswith(_RESOURCE_PREFIX):
-            inner = name[len(_RESOURCE_PREFIX) :]
-            if not path:
-                return nested_services(ctx).resource_reference(ctx, stack_id, inner)
-            return nested_services(ctx).resource_attribute(ctx, stack_id, inner, path)
+            return _inner_attribute(ctx, stack_id, name[len(_RESOURCE_PREFIX) :], path)
         return select_path(self.resolve_attribute(ctx, props, name), path)
 
     def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:
@@ -131,6 +128,28 @@ class TemplateResource(NestedStackResource):
         if name == STACK_ID_OUTPUT and outputs.get(name) is None:
             return child_stack_id(ctx)
         return outputs.get(name)
+
+
+def _inner_attribute(
+    ctx: ResourceContext, stack_id: str, name: str, path: Sequence[str | int]
+) -> Any:
+    """``resource.<name>[.<attr>]`` of the child.
+
+    ``resource.<name>.<attr>`` is one attribute. ``resource.<name>`` alone is the map of that
+    resource's attributes when the engine can list them, so that ``get_attr: [r,
+    resource.<name>, <attr>]`` selects from it (the engine stores attribute values whole, and
+    paths are followed into them); otherwise, as in Heat, the resource's reference.
+    """
+    services = nested_services(ctx)
+    inner, dot, attr = name.partition(".")
+    if dot:
+        return services.resource_attribute(ctx, stack_id, inner, [attr, *path])
+    if path:
+        return services.resource_attribute(ctx, stack_id, inner, path)
+    every = getattr(services, "resource_attributes", None)
+    if callable(every):
+        return every(ctx, stack_id, inner)
+    return services.resource_reference(ctx, stack_id, inner)
 
 
 def stack_arn(tenant: str, name: str, stack_id: str) -> str:

@@ -104,6 +104,10 @@ def test_registry_aliases_and_template_members_are_followed() -> None:
     assert str(info.value).startswith(
         "resources.g.properties.resource_def.type.resources.pw.properties.length"
     )
+    with pytest.raises(PropertyError) as unknown:
+        check(group({"type": "member.yaml", "properties": {"size": 8, "nope": 1}}))
+    assert str(unknown.value).startswith("resources.g.properties.resource_def.properties")
+    assert "nope" in str(unknown.value)
 
 
 def test_members_count_towards_the_resource_limit_and_nesting_depth() -> None:

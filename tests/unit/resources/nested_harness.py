@@ -121,14 +121,14 @@ class BatchMemoryNested(MemoryNested):
         self.reads.append(("resource_references", stack_id))
         return {name: self._reference(stack_id, name) for name in self.members(stack_id)}
 
-    def resource_attributes(
+    def attribute_of_resources(
         self,
         ctx: ResourceContext,
         stack_id: str,
         names: Sequence[str],
         path: Sequence[str | int],
     ) -> Mapping[str, Any]:
-        self.reads.append(("resource_attributes", stack_id))
+        self.reads.append(("attribute_of_resources", stack_id))
         found = {}
         for name in names:
             try:
