@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
-from thermik.errors import PropertyError
+from thermik.errors import NotFound, PropertyError
 from thermik.resources.constraints import AllowedValues, Length, Range
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.group_templates import (
@@ -203,8 +203,11 @@ class ResourceGroup(NestedGroup):
         stack_id = ctx.physical_id
         if stack_id is None or not any(True for _ in removal_candidates(policies)):
             return updated_removals(policies, mode, current, created=stack_id is not None)
-        members = list(nested_services(ctx).resource_names(ctx, stack_id))
-        refs = ChildMembers(ctx, stack_id).references(members)
+        try:
+            members = list(nested_services(ctx).resource_names(ctx, stack_id))
+            refs = ChildMembers(ctx, stack_id).references(members)
+        except NotFound:  # the child was purged: the group starts again with a new one
+            return updated_removals(policies, mode, current, created=False)
         return updated_removals(policies, mode, current, created=True, members=members, refs=refs)
 
     def attribute(

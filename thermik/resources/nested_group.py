@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from thermik.errors import InvalidInput
+from thermik.errors import InvalidInput, NotFound
 from thermik.resources.context import ResourceContext
 from thermik.resources.nested_services import (
     NestedBatchReads,
@@ -161,11 +161,14 @@ class NestedGroup(NestedStackResource):
     def attribute(
         self, ctx: ResourceContext, props: Props, name: str, path: Sequence[str | int] = ()
     ) -> Any:
-        """Heat's group attributes (see the module docstring); ``None`` before the child."""
+        """Heat's group attributes (see the module docstring); ``None`` without a child."""
         if ctx.physical_id is None:
             return None
         members = ChildMembers(ctx, ctx.physical_id)
-        return member_attribute(members, self.member_names(ctx, props), name, path)
+        try:
+            return member_attribute(members, self.member_names(ctx, props), name, path)
+        except NotFound:
+            return None
 
     def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:
         """The attribute ``name`` without a path."""

@@ -248,3 +248,13 @@ def test_suspend_and_resume_reach_the_members(service: Orchestrator) -> None:
         assert (view.action, view.status) == (action.value.upper(), "COMPLETE")
         views = service.list_resources(CTX, child, ResourceQuery())
         assert {(v.action, v.status) for v in views} == {(action.value.upper(), "COMPLETE")}
+
+
+def test_an_empty_group_has_an_empty_child_and_can_grow(service: Orchestrator) -> None:
+    stack = service.create_stack(CTX, request(template=group_template(0)))
+    found = outputs(service, stack)
+    assert (found["refs"], found["outputs"], found["by_name"]) == ([], [], {})
+    child = child_of(service, stack, "group")
+    assert members(service, child) == {}
+    update(service, stack, group_template(2))
+    assert list(members(service, child)) == ["0", "1"]

@@ -52,6 +52,8 @@ class MemoryNested:
 
     def members(self, stack_id: str) -> dict[str, Any]:
         """The child's resource definitions."""
+        if stack_id not in self.children:
+            raise NotFound(f"stack {stack_id} not found")
         return dict(self.children[stack_id].template["resources"])
 
     def _start(self, stack_id: str, action: str) -> None:

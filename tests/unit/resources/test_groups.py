@@ -107,9 +107,22 @@ def test_attribute_paths_apply_to_each_member() -> None:
     assert plugin.attribute(ctx, props, "resource.1.info", ("name",)) == "n1"
 
 
-def test_attributes_before_the_child_exists_are_null() -> None:
+def test_attributes_before_the_child_exists_or_once_it_is_purged_are_null() -> None:
     ctx = NestedCtx(resource_type=GROUP)
     assert ResourceGroup().attribute(ctx, group_props(2), "refs") is None
+    plugin, ctx, props = created_group(2)
+    del ctx.nested.children["child-1"]
+    assert plugin.attribute(ctx, props, "refs") is None
+
+
+def test_a_purged_child_is_replaced_and_removal_entries_become_names() -> None:
+    plugin, ctx, props = created_group(2)
+    del ctx.nested.children["child-1"]
+    new = group_props(2, removal_policies=[{"resource_list": ["0"]}])
+    progress = plugin.update(ctx, new, props, frozenset({"removal_policies"}))
+    assert isinstance(progress, Progress)
+    assert ctx.physical_id == "child-2"
+    assert list(ctx.nested.members("child-2")) == ["1", "2"]
 
 
 class Listed:
