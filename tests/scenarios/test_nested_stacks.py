@@ -312,3 +312,44 @@ def test_os_heat_stack_refuses_a_remote_stack(nested: Harness) -> None:
     assert nested.run(stack_id, Action.CREATE) == "CREATE_FAILED"
     assert "remote stacks are not supported" in nested.reason(stack_id)
     assert tree(nested, stack_id) == [nested.store.get_stack(stack_id)]
+
+
+FACADE_CHILD = {
+    "heat_template_version": HOT,
+    "resources": {
+        "meta": {
+            "type": "OS::Heat::Value",
+            "properties": {"value": {"resource_facade": "metadata"}},
+        },
+        "policy": {
+            "type": "OS::Heat::TestResource",
+            "properties": {"value": {"resource_facade": "deletion_policy"}},
+        },
+    },
+    "outputs": {
+        "meta": {"value": {"get_attr": ["meta", "value"]}},
+        "policy": {"value": {"get_attr": ["policy", "output"]}},
+    },
+}
+
+
+def test_resource_facade_reads_the_parent_resource(nested: Harness) -> None:
+    template = {
+        "heat_template_version": HOT,
+        "resources": {
+            "web": {
+                "type": "facade.yaml",
+                "metadata": {"role": "web", "peer": {"get_resource": "peer"}},
+                "deletion_policy": "Retain",
+            },
+            "peer": {"type": "OS::Heat::TestResource"},
+        },
+        "outputs": {
+            "meta": {"value": {"get_attr": ["web", "meta"]}},
+            "policy": {"value": {"get_attr": ["web", "policy"]}},
+        },
+    }
+    stack_id = store_stack(nested, template, files={"facade.yaml": json.dumps(FACADE_CHILD)})
+    assert nested.run(stack_id, Action.CREATE) == "CREATE_COMPLETE", nested.reason(stack_id)
+    peer = nested.live(stack_id)["peer"].physical_resource_id
+    assert outputs(nested, stack_id) == {"meta": {"role": "web", "peer": peer}, "policy": "Retain"}

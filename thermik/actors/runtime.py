@@ -223,13 +223,24 @@ class EngineRuntime:
 
     def _wake_owner(self, stack_id: str) -> None:
         """A child stack's traversal ended: its parent resource looks at it now (the
-        completion message nested-stack parents wait on instead of polling)."""
+        completion message nested-stack parents wait on instead of polling).
+
+        The parent is the owner's resource of that name and any resource whose physical id
+        is the child (a parent that adopted it from an abandoned one).
+        """
+        store = self._services.store
         try:
-            stack = self._services.store.get_stack(stack_id, show_deleted=True)
+            stack = store.get_stack(stack_id, show_deleted=True)
+            if stack.owner_id is None:
+                return
+            rows = store.find_resources_by_physical_id(stack_id)
+            if stack.parent_resource_name is not None:
+                owned = store.list_resources(stack.owner_id)
+                rows += [row for row in owned if row.name == stack.parent_resource_name]
         except NotFound:
             return
-        if stack.owner_id is not None and stack.parent_resource_name is not None:
-            self.wake(stack.owner_id, stack.parent_resource_name)
+        for version_id in {row.id for row in rows}:
+            self._services.resources.tell_existing(version_id, Wake())
 
     # -- recovery, heartbeats, leases ---------------------------------------------------------
 

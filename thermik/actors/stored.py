@@ -15,9 +15,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from thermik.actors import facade
 from thermik.engine.states import State
 from thermik.engine.versions import ResourceVersion, version_score
-from thermik.errors import FunctionError
 from thermik.persistence.resource_values import Resource
 from thermik.persistence.store import Store
 from thermik.template.paths import select_path
@@ -116,6 +116,8 @@ class StoredResolution:
         self._rows: dict[str, Resource] | None = None
         self._values: dict[int, Mapping[str, Any]] = {}
         self._lock = threading.Lock()
+        self._parent: facade.Parent | None = None
+        self._parent_read = False
 
     def _row(self, name: str) -> Resource | None:
         with self._lock:
@@ -157,7 +159,14 @@ class StoredResolution:
         return plain_attributes(self._values_of(name) or {})
 
     def facade(self, key: str) -> Any:
-        raise FunctionError(f'resource_facade "{key}" is only available inside a nested stack')
+        """The parent resource's ``metadata``, ``update_policy`` or ``deletion_policy``."""
+        with self._lock:
+            if not self._parent_read:
+                self._parent = facade.parent_definition(self._store, self._stack_id)
+                self._parent_read = True
+            found = self._parent
+        parent_ctx = StoredResolution(self._store, found[0]) if found is not None else self
+        return facade.facade(found, key, parent_ctx)
 
     def availability_zones(self) -> list[str]:
         return list(DEFAULT_ZONES)

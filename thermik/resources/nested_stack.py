@@ -89,6 +89,9 @@ class NestedStackResource(ResourcePlugin):
             ctx.set_physical_id(stack_id)
             return Progress({_ACTION: "CREATE"})
         services.update(ctx, stack_id, self.nested(ctx, new_props))
+        if ctx.physical_id != stack_id:
+            # Known only from the resource data: a create was interrupted before it ended.
+            ctx.set_physical_id(stack_id)
         return Progress({_ACTION: "UPDATE"})
 
     def check_update_complete(

@@ -112,3 +112,21 @@ def test_a_local_os_heat_stack_runs_its_template(service: Orchestrator) -> None:
     stack = create(service, "near", template=template, files=FILES)
     view = settle(service, stack)
     assert {o.key: o.value for o in view.outputs or ()} == {"inner": "inner"}
+
+
+def test_abandon_leaves_the_children_and_adopt_takes_them_over(service: Orchestrator) -> None:
+    stack = create_parent(service)
+    children = service.list_stacks(CTX, ListQuery(show_nested=True)).items
+    document = service.abandon_stack(CTX, stack)
+    settle(service, stack)
+    # The children (and what they made) stay: the document names them by id.
+    live = service.list_stacks(CTX, ListQuery(show_nested=True)).items
+    assert {s.identity for s in live} == {s.identity for s in children} - {stack}
+    request = StackRequest(name="again", adopt_data=document, files=FILES, environment=ENVIRONMENT)
+    adopted = service.adopt_stack(CTX, request)
+    view = settle(service, adopted)
+    assert (view.action, view.status) == ("ADOPT", "COMPLETE"), view.status_reason
+    assert {o.key: o.value for o in view.outputs or ()} == {"address": "web-1"}
+    service.delete_stack(CTX, adopted)
+    service.runtime.wait(adopted.id, 30)
+    assert service.list_stacks(CTX, ListQuery(show_nested=True)).items == ()
