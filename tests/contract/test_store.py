@@ -456,6 +456,7 @@ def test_resource_data_with_redaction(store: SqlStore) -> None:
         "password": "hunter2-secret",
     }
     assert "hunter2-secret" not in raw_text(store, "SELECT value FROM resource_data")
+    assert store.redacted_resource_data_keys(resource.id) == {"password"}
     store.delete_resource_data(resource.id, "url")
     store.delete_resource_data(resource.id, "url")
     assert store.get_resource_data(resource.id) == {"password": "hunter2-secret"}

@@ -121,6 +121,33 @@ def test_snapshots(store: SqlStore, clock: FakeClock) -> None:
         store.create_snapshot("nope", "t1", None)
 
 
+def test_snapshot_secrets_are_encrypted_at_rest(store: SqlStore) -> None:
+    stack = make_stack(store)
+    snapshot = store.create_snapshot(stack.id, "t1", None)
+    data = {
+        "environment": {"parameters": {"pw": "snap-s3cret-pw", "size": 3}},
+        "resources": {"r": {"resource_data": {"value": "r4ndom-value", "plain": "seen"}}},
+    }
+    secrets = [
+        ("environment", "parameters", "pw"),
+        ("environment", "parameter_defaults", "pw"),
+        ("resources", "r", "resource_data", "value"),
+    ]
+    done = store.update_snapshot(snapshot.id, status="COMPLETE", data=data, secrets=secrets)
+    stored = raw_text(store, "SELECT data FROM snapshot")
+    assert "snap-s3cret-pw" not in stored
+    assert "r4ndom-value" not in stored
+    assert "seen" in stored
+    # Read back decrypted, with the paths of the secrets that were there.
+    assert done.data == data
+    assert done.secrets == (secrets[0], secrets[2])
+    assert store.get_snapshot(snapshot.id) == done
+    assert store.list_snapshots(stack.id) == [done]
+    # A status change keeps the stored data as it is.
+    failed = store.update_snapshot(snapshot.id, status="FAILED")
+    assert (failed.data, failed.secrets) == (data, done.secrets)
+
+
 def test_user_creds_are_encrypted_at_rest(store: SqlStore) -> None:
     creds = UserCreds(
         id=0,

@@ -113,3 +113,56 @@ def test_a_killed_engines_running_action_fails_as_engine_went_down(sqlite_url: s
     finally:
         runtime.stop()
         store.close()
+
+
+def test_an_update_killed_while_creating_a_replacement_finishes(sqlite_url: str) -> None:
+    """The replacement a dead engine was creating is replaced again and cleaned up (Heat
+    re-checks it), instead of failing the resumed update."""
+    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
+
+    def template(value: str) -> int:
+        resources = {
+            "r": res(value, update_replace=True, action_wait_secs={"create": 1.5}),
+            "after": {
+                "type": "OS::Heat::TestResource",
+                "properties": {"value": {"get_resource": "r"}},
+            },
+        }
+        return store.store_raw_template(
+            {"heat_template_version": HOT, "resources": resources}, {}, {}
+        )
+
+    first, second = template("one"), template("two")
+    stack_id = store.create_stack(NewStack("killed", "tenant", first)).id
+    engine = subprocess.Popen(
+        [sys.executable, "-m", "tests.scenarios.crash_engine", sqlite_url, stack_id, str(second)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+    def creating_replacement() -> bool:
+        rows = store.list_resources(stack_id)
+        return any(row.replaces is not None and row.status == "IN_PROGRESS" for row in rows)
+
+    try:
+        wait_until(creating_replacement)
+    finally:
+        engine.send_signal(signal.SIGKILL)
+        engine.communicate()
+    runtime = EngineRuntime.start(store=store, registry=REGISTRY, settings=CRASH_SETTINGS)
+    try:
+        state = str(runtime.wait(stack_id, 30))
+        assert state == "UPDATE_COMPLETE", store.get_stack(stack_id).status_reason
+        rows = store.list_resources(stack_id)
+        events = store.list_events(EventQuery(stack_id))
+        live = {row.name: store.get_resource_properties(row.id) or {} for row in rows}
+    finally:
+        runtime.stop()
+        store.close()
+    assert any(e.resource_status_reason == WENT_DOWN for e in events)
+    assert sorted((row.name, row.action, row.status, row.engine_id) for row in rows) == [
+        ("after", "UPDATE", "COMPLETE", None),
+        ("r", "CREATE", "COMPLETE", None),
+    ]
+    assert live["r"]["value"] == "two"

@@ -14,8 +14,9 @@ error as its reason, and the stack actor gets ``ResourceFailed``.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from thermik.actors import node_rules, rows, steps, suspension
@@ -392,7 +393,11 @@ class NodeWork:
         elif isinstance(result, steps.Completed) and self.resumed:
             self._resumed_complete(result)
         elif isinstance(result, steps.Completed):
-            self._complete(result)
+            restoring = node_rules.restore_data(self.plan, self.check, self.call)
+            if restoring is None:
+                self._complete(result)
+            else:
+                self._restore(restoring)
         elif isinstance(result, steps.Replace):
             self._replace(result.reason)
         elif isinstance(result, steps.Planned):
@@ -462,6 +467,18 @@ class NodeWork:
             return
         old = self.old_props
         self._submit(lambda: steps.update(call, old, changed))
+
+    def _restore(self, data: Mapping[str, str]) -> None:
+        """A restore's node converged: give the plugin its snapshot data before completing."""
+        row, call = self.row, self.call
+        assert row is not None
+        assert call is not None
+        if not self.locked:
+            changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
+            if not self._lock(Action.UPDATE, changes):
+                return
+        self.call = call = dataclasses.replace(call, operation=Operation.RESTORE)
+        self._submit(lambda: steps.restore(call, data))
 
     def _replace(self, reason: str) -> None:
         if self.locked and self.row is not None and self.previous is not None:

@@ -195,6 +195,27 @@ def adopt(call: steps.Call, entry: Mapping[str, Any]) -> steps.Completed:
     return steps.attribute_values(call)
 
 
+def restore_data(
+    plan: TraversalPlan, check: CheckResource, call: steps.Call | None
+) -> Mapping[str, str] | None:
+    """The snapshot data to give the plugin once the node converged, if it is a restore's and
+    the plugin restores anything (``None``: complete the node now)."""
+    if plan.snapshot is None or call is None or call.operation is Operation.RESTORE:
+        return None
+    if not converges(check) or type(call.plugin).restore is ResourcePlugin.restore:
+        return None
+    entry = plan.snapshot.get(check.name)
+    if not isinstance(entry, Mapping) or entry.get("type") != call.ctx.resource_type:
+        return None
+    data = entry.get("resource_data")
+    if not isinstance(data, Mapping):
+        return {}
+    return {
+        str(key): value if isinstance(value, str) else json.dumps(value)
+        for key, value in data.items()
+    }
+
+
 def physical_change(call: steps.Call | None) -> str | Keep | None:
     """The physical id to store: what the plugin set, else :data:`KEEP`."""
     if call is None or not call.ctx.physical_id_changed:

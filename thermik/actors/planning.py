@@ -22,8 +22,9 @@ from thermik.actors.plan import (
 from thermik.actors.services import Services
 from thermik.actors.stored import StoredResolution, to_version
 from thermik.engine.graph import ConvergenceGraph, graph_for
-from thermik.engine.states import Action
+from thermik.engine.states import Action, Status
 from thermik.engine.versions import ResourceVersion, VersionId, select_versions
+from thermik.errors import NotFound
 from thermik.persistence.resource_values import NewResource, Resource
 from thermik.persistence.values import Stack
 from thermik.resources.context import StackIdentity
@@ -55,13 +56,21 @@ def definition_of(services: Services, stack: Stack, template_id: int) -> StackDe
 
 
 def _own_replacements(rows: Sequence[Resource], stack: Stack) -> dict[VersionId, VersionId]:
+    """The replacements the traversal made that still fill their slot.
+
+    A failed one (its engine died creating it) does not: it stays an ordinary version, which
+    the resumed traversal cleans up, and the version it replaced is replaced again (as Heat
+    re-checks it); filling the slot, it could only fail the traversal.
+    """
     started = stack.traversal_started_at
     if started is None:
         return {}
     return {
         row.replaces: row.id
         for row in rows
-        if row.replaces is not None and _not_before(row, started)
+        if row.replaces is not None
+        and row.status != Status.FAILED.value
+        and _not_before(row, started)
     }
 
 
@@ -155,6 +164,7 @@ def prepare(
         definitions=cache,
         stored=StoredResolution(services.store, stack.id),
         adopt=_resources_map(record.adopt_data),
+        snapshot=_snapshot_resources(services, record),
     )
     return Prepared(plan, graph, replacements)
 
@@ -178,3 +188,16 @@ def _resources_map(adopt_data: Mapping[str, object] | None) -> Mapping[str, obje
         return None
     resources = adopt_data.get("resources", adopt_data)
     return resources if isinstance(resources, Mapping) else None
+
+
+def _snapshot_resources(
+    services: Services, record: TraversalRecord
+) -> Mapping[str, object] | None:
+    """RESTORE: the per-resource data of the snapshot restored (``None`` if it is gone)."""
+    if record.operation is not Action.RESTORE or record.snapshot_id is None:
+        return None
+    try:
+        data = services.store.get_snapshot(record.snapshot_id).data
+    except NotFound:
+        return None
+    return _resources_map(data)

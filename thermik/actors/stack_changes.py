@@ -25,6 +25,7 @@ from thermik.engine.messages import (
 from thermik.engine.operations import stack_state, started_reason
 from thermik.engine.states import Action, State, Status
 from thermik.errors import Failure, LockConflict, NotFound, ThermikError
+from thermik.persistence import crypto
 from thermik.persistence.resource_values import NewEvent, NewResource
 from thermik.persistence.store import Store
 from thermik.persistence.values import KEEP, Stack, StackChanges
@@ -199,10 +200,12 @@ def snapshot_failed(store: Store, stack: Stack, reason: str) -> None:
         store.update_snapshot(record.snapshot_id, status="FAILED", status_reason=reason)
 
 
-def snapshot_data(store: Store, stack: Stack) -> dict[str, Any]:
+def snapshot_data(store: Store, stack: Stack) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
     """What a snapshot keeps: the template, environment and files (a restore converges back to
-    them) and each resource's physical id, state and private data."""
+    them) and each resource's physical id, state and private data; and the paths of the
+    secrets in it (hidden parameters, redacted resource data), which are stored encrypted."""
     resources: dict[str, Any] = {}
+    secrets: list[tuple[str, ...]] = []
     for name, row in current_versions(
         store.list_resources(stack.id), stack.raw_template_id
     ).items():
@@ -215,8 +218,12 @@ def snapshot_data(store: Store, stack: Stack) -> dict[str, Any]:
             "resource_data": store.get_resource_data(row.id),
             "metadata": dict(row.metadata),
         }
+        redacted = store.redacted_resource_data_keys(row.id)
+        secrets.extend(("resources", name, "resource_data", key) for key in sorted(redacted))
     raw = store.get_raw_template(stack.raw_template_id)
-    return {
+    for section in crypto.SECRET_SECTIONS:
+        secrets.extend(("environment", section, p) for p in sorted(raw.hidden_parameters))
+    data = {
         "id": stack.id,
         "name": stack.name,
         "action": Action.SNAPSHOT.value,
@@ -226,6 +233,7 @@ def snapshot_data(store: Store, stack: Stack) -> dict[str, Any]:
         "files": dict(raw.files),
         "resources": resources,
     }
+    return data, secrets
 
 
 def snapshot_done(store: Store, stack: Stack) -> None:
@@ -233,11 +241,12 @@ def snapshot_done(store: Store, stack: Stack) -> None:
     record = TraversalRecord.from_json(stack.current_deps, Action(stack.action))
     if record.operation is not Action.SNAPSHOT or record.snapshot_id is None:
         return
-    data = snapshot_data(store, stack)
+    data, secrets = snapshot_data(store, stack)
     with contextlib.suppress(NotFound):
         store.update_snapshot(
             record.snapshot_id,
             status="COMPLETE",
             status_reason="Stack SNAPSHOT completed successfully",
             data=data,
+            secrets=secrets,
         )

@@ -313,6 +313,8 @@ class SnapshotView:
     action: str = "SNAPSHOT"
     data: Mapping[str, Json] | None = None
     creation_time: datetime.datetime | None = None
+    #: Paths of keys into ``data`` whose values are secrets, shown masked.
+    secrets: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -200,9 +200,27 @@ def snapshot(view: SnapshotView) -> dict[str, Any]:
         "action": view.action,
         "status": view.status,
         "status_reason": view.status_reason,
-        "data": None if view.data is None else dict(view.data),
+        "data": None if view.data is None else masked(view.data, view.secrets),
         "creation_time": isotime(view.creation_time),
     }
+
+
+def masked(document: Mapping[str, Any], secrets: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """``document`` with the values at the ``secrets`` paths masked (as hidden parameters)."""
+    shown = dict(document)
+    for path in secrets:
+        node = shown
+        for key in path[:-1]:
+            child = node.get(key)
+            if not isinstance(child, Mapping):
+                break
+            copied = dict(child)
+            node[key] = copied
+            node = copied
+        else:
+            if path and path[-1] in node:
+                node[path[-1]] = MASK
+    return shown
 
 
 def software_config(view: SoftwareConfigView, *, detail: bool = True) -> dict[str, Any]:

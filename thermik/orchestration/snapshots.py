@@ -1,8 +1,10 @@
 """Stack snapshots: taking, listing, showing, deleting and restoring them.
 
 A snapshot row is stored (CREATE_IN_PROGRESS) before the SNAPSHOT traversal starts and removed
-again if the runtime refuses to start it; the runtime records its progress and data. A restore
-converges the stack to the template the snapshot recorded.
+again if the runtime refuses to start it; the runtime records its progress and data (hidden
+parameters and redacted resource data encrypted). A restore converges the stack to the template
+the snapshot recorded, and each converged resource's plugin gets back the data the snapshot kept
+for it (``ResourcePlugin.restore``).
 """
 
 from __future__ import annotations

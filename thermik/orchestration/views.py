@@ -166,6 +166,7 @@ def snapshot_view(snapshot: Snapshot) -> SnapshotView:
         status_reason=snapshot.status_reason,
         data=snapshot.data,
         creation_time=snapshot.created_at,
+        secrets=snapshot.secrets,
     )
 
 

@@ -16,6 +16,8 @@ from thermik.errors import PathElement, SecretKeyError
 
 #: The ``decrypt_method`` recorded next to every encrypted value.
 METHOD = "fernet"
+#: Environment sections whose values of hidden parameters are encrypted.
+SECRET_SECTIONS = ("parameters", "parameter_defaults")
 
 
 class SecretBox:

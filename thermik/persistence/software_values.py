@@ -80,6 +80,8 @@ class Snapshot:
     status_reason: str
     created_at: datetime.datetime
     updated_at: datetime.datetime | None
+    #: Paths of keys into ``data`` whose values are secrets (stored encrypted).
+    secrets: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

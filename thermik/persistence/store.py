@@ -241,6 +241,10 @@ class ResourceDataStore(abc.ABC):
         """All keys of a resource, decrypted."""
 
     @abc.abstractmethod
+    def redacted_resource_data_keys(self, resource_id: int) -> frozenset[str]:
+        """The keys of a resource stored encrypted (set with ``redact``)."""
+
+    @abc.abstractmethod
     def delete_resource_data(self, resource_id: int, key: str) -> None:
         """Delete one key (no error if absent)."""
 
@@ -402,8 +406,13 @@ class SnapshotStore(abc.ABC):
         status: str | Keep = KEEP,
         status_reason: str | Keep = KEEP,
         data: Mapping[str, JSON] | Keep | None = KEEP,
+        secrets: Iterable[Sequence[str]] = (),
     ) -> Snapshot:
-        """Record a snapshot's progress and data."""
+        """Record a snapshot's progress and data.
+
+        ``secrets`` are paths of keys into ``data`` whose values are stored encrypted; the
+        snapshot read back has them decrypted and lists them in ``Snapshot.secrets``.
+        """
 
     @abc.abstractmethod
     def delete_snapshot(self, snapshot_id: str) -> None:

@@ -271,7 +271,13 @@ class ResourcePlugin(abc.ABC):
     def restore(
         self, ctx: ResourceContext, props: Props, snapshot: Mapping[str, str]
     ) -> Progress | None:
-        """Start restoring from the data a snapshot saved."""
+        """Start restoring from the data a snapshot saved.
+
+        Called in a restore, once the version converged to the snapshot's template (it may be
+        a replacement made by the restore), with ``snapshot`` the resource data the snapshot
+        kept for this resource (what :meth:`snapshot` and the actions before it stored in
+        ``ctx.data``). Only plugins that override it are called.
+        """
         return None
 
     def check_restore_complete(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from thermik.errors import PropertyError
@@ -165,6 +165,19 @@ class RandomString(ResourcePlugin):
         pools += [(CHARACTER_CLASSES[c["class"]], c["min"]) for c in self._classes(props)]
         ctx.data.set(_DATA_KEY, generate(ctx.random, props["length"], pools), redact=True)
         ctx.set_physical_id(physical_resource_name(ctx))
+        return None
+
+    def restore(
+        self, ctx: ResourceContext, props: Props, snapshot: Mapping[str, str]
+    ) -> Progress | None:
+        """Take back the string the snapshot kept (a replacement made since generated another).
+
+        Heat's RandomString has no restore: it keeps whatever string the version converged to
+        has, so a restore over a replacement does not give back the snapshot's string.
+        """
+        kept = snapshot.get(_DATA_KEY)
+        if kept is not None:
+            ctx.data.set(_DATA_KEY, kept, redact=True)
         return None
 
     def reference_id(self, ctx: ResourceContext, props: Props) -> str | None:

@@ -81,6 +81,12 @@ class SqlResourceData(SqlBase, ResourceDataStore):
             for row in rows
         }
 
+    def redacted_resource_data_keys(self, resource_id: int) -> frozenset[str]:
+        stmt = select(RESOURCE_DATA.c.key).where(
+            RESOURCE_DATA.c.resource_id == resource_id, RESOURCE_DATA.c.redact.is_(True)
+        )
+        return frozenset(self._db.read(lambda conn: conn.execute(stmt).scalars().all()))
+
     def delete_resource_data(self, resource_id: int, key: str) -> None:
         stmt = delete(RESOURCE_DATA).where(
             RESOURCE_DATA.c.resource_id == resource_id, RESOURCE_DATA.c.key == key

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Row, delete, insert, select, update
@@ -19,19 +20,24 @@ from thermik.persistence.values import JSON, KEEP, Keep, UserCreds
 _PLAIN_CREDS = ("username", "trustor_user_id", "tenant", "tenant_id", "auth_url", "region_name")
 
 
-def _to_snapshot(row: Row[Any]) -> Snapshot:
-    return Snapshot(
-        id=row.id,
-        stack_id=row.stack_id,
-        name=row.name,
-        tenant=row.tenant,
-        data=row.data,
-        action=row.action,
-        status=row.status,
-        status_reason=row.status_reason,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-    )
+#: The key of stored snapshot data listing the paths of the values stored encrypted.
+SEALED_KEY = "encrypted"
+#: The columns of a snapshot row.
+_COLUMNS = tuple(field for field in Snapshot.__slots__ if field != "secrets")
+
+
+def _parent(document: dict[str, Any], path: Sequence[str]) -> dict[str, Any] | None:
+    """The mapping that holds the value at ``path`` in ``document``, with the mappings on the
+    way copied so that the caller may change it; ``None`` if there is no such value."""
+    node = document
+    for key in path[:-1]:
+        child = node.get(key)
+        if not isinstance(child, Mapping):
+            return None
+        copied = dict(child)
+        node[key] = copied
+        node = copied
+    return node if path and path[-1] in node else None
 
 
 def _snapshot_missing(snapshot_id: str) -> NotFound:
@@ -62,7 +68,7 @@ class SqlSnapshots(SqlBase, SnapshotStore):
             created_at=self._clock(),
             updated_at=None,
         )
-        row = {field: getattr(value, field) for field in Snapshot.__slots__}
+        row = {field: getattr(value, field) for field in _COLUMNS}
         self._write_referring(
             lambda conn: conn.execute(insert(SNAPSHOT).values(**row)),
             lambda: StackNotFound(f"stack {stack_id} not found", stack=stack_id),
@@ -73,7 +79,7 @@ class SqlSnapshots(SqlBase, SnapshotStore):
         row = self._fetch_by_id(SNAPSHOT, snapshot_id, tenant)
         if row is None:
             raise _snapshot_missing(snapshot_id)
-        return _to_snapshot(row)
+        return self._to_snapshot(row)
 
     def list_snapshots(self, stack_id: str) -> list[Snapshot]:
         stmt = (
@@ -81,7 +87,7 @@ class SqlSnapshots(SqlBase, SnapshotStore):
             .where(SNAPSHOT.c.stack_id == stack_id)
             .order_by(SNAPSHOT.c.created_at, SNAPSHOT.c.id)
         )
-        return [_to_snapshot(r) for r in self._db.read(lambda conn: conn.execute(stmt).all())]
+        return [self._to_snapshot(r) for r in self._db.read(lambda conn: conn.execute(stmt).all())]
 
     def update_snapshot(
         self,
@@ -90,6 +96,7 @@ class SqlSnapshots(SqlBase, SnapshotStore):
         status: str | Keep = KEEP,
         status_reason: str | Keep = KEEP,
         data: Mapping[str, JSON] | Keep | None = KEEP,
+        secrets: Iterable[Sequence[str]] = (),
     ) -> Snapshot:
         columns: dict[str, Any] = {"updated_at": self._clock()}
         if status is not KEEP:
@@ -97,15 +104,60 @@ class SqlSnapshots(SqlBase, SnapshotStore):
         if status_reason is not KEEP:
             columns["status_reason"] = reason(status_reason)
         if data is not KEEP:
-            columns["data"] = None if data is None else dict(data)
+            columns["data"] = None if data is None else self._seal_snapshot(data, secrets)
         where = SNAPSHOT.c.id == snapshot_id
 
         def work(conn: Connection) -> Snapshot:
             if conn.execute(update(SNAPSHOT).where(where).values(**columns)).rowcount != 1:
                 raise _snapshot_missing(snapshot_id)
-            return _to_snapshot(conn.execute(select(SNAPSHOT).where(where)).one())
+            return self._to_snapshot(conn.execute(select(SNAPSHOT).where(where)).one())
 
         return self._db.write(work)
+
+    def _seal_snapshot(self, data: Mapping[str, JSON], secrets: Iterable[Sequence[str]]) -> JSON:
+        """``data`` with the values at the ``secrets`` paths encrypted, and those paths."""
+        sealed: dict[str, Any] = dict(data)
+        done: list[list[str]] = []
+        for path in secrets:
+            parent = _parent(sealed, path)
+            if parent is not None:
+                plain = json.dumps(parent[path[-1]])
+                parent[path[-1]] = self._secrets.encrypt(plain, "snapshot", *path)
+                done.append(list(path))
+        if done:
+            sealed[SEALED_KEY] = done
+        return sealed
+
+    def _to_snapshot(self, row: Row[Any]) -> Snapshot:
+        data = row.data
+        secrets: tuple[tuple[str, ...], ...] = ()
+        if isinstance(data, Mapping) and SEALED_KEY in data:
+            data, secrets = self._unseal_snapshot(data)
+        return Snapshot(
+            id=row.id,
+            stack_id=row.stack_id,
+            name=row.name,
+            tenant=row.tenant,
+            data=data,
+            action=row.action,
+            status=row.status,
+            status_reason=row.status_reason,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            secrets=secrets,
+        )
+
+    def _unseal_snapshot(
+        self, sealed: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], tuple[tuple[str, ...], ...]]:
+        data = {key: value for key, value in sealed.items() if key != SEALED_KEY}
+        paths = tuple(tuple(path) for path in sealed[SEALED_KEY])
+        for path in paths:
+            parent = _parent(data, path)
+            if parent is not None:
+                token = parent[path[-1]]
+                parent[path[-1]] = json.loads(self._secrets.decrypt(token, crypto.METHOD, *path))
+        return data, paths
 
     def delete_snapshot(self, snapshot_id: str) -> None:
         stmt = delete(SNAPSHOT).where(SNAPSHOT.c.id == snapshot_id)

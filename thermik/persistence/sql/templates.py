@@ -17,9 +17,6 @@ from thermik.persistence.sql.tables import RAW_TEMPLATE, RAW_TEMPLATE_FILES, RES
 from thermik.persistence.store import TemplateStore
 from thermik.persistence.values import JSON, RawTemplate
 
-#: Environment sections whose values of hidden parameters are encrypted.
-SECRET_SECTIONS = ("parameters", "parameter_defaults")
-
 
 class SqlTemplates(SqlBase, TemplateStore):
     """Raw templates in SQL."""
@@ -81,7 +78,7 @@ class SqlTemplates(SqlBase, TemplateStore):
     def _seal(self, environment: Mapping[str, JSON], hidden: list[str]) -> dict[str, JSON]:
         sealed = dict(environment)
         encrypted: list[list[str]] = []
-        for section in SECRET_SECTIONS:
+        for section in crypto.SECRET_SECTIONS:
             values = environment.get(section)
             if not isinstance(values, Mapping):
                 continue
