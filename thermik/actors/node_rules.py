@@ -16,6 +16,7 @@ from thermik.actors import steps
 from thermik.actors.plan import TraversalPlan, plugin_class
 from thermik.actors.resolution import NodeResolution
 from thermik.actors.services import Services
+from thermik.actors.stored import split_attribute_key
 from thermik.engine.messages import CheckResource
 from thermik.engine.operations import NodeAction
 from thermik.engine.states import Action, Status
@@ -174,10 +175,15 @@ def retained(plan: TraversalPlan, row: Resource) -> bool:
 
 def attribute_names(plugin: ResourcePlugin, referenced: Iterable[str] | None) -> list[str]:
     """The attributes resolved when an update node completes: the schema's, plus any other
-    name successors read (dynamic attributes)."""
+    name successors read (dynamic attributes), plus the path keys successors read when the
+    plugin applies paths itself (for any other plugin, following the path into the whole
+    value gives the same answer)."""
     names = list(plugin.attributes_schema)
     if referenced is not None:
-        names.extend(sorted(set(referenced) - set(names)))
+        wanted = set(referenced) - set(names)
+        if type(plugin).attribute is ResourcePlugin.attribute:
+            wanted = {key for key in wanted if not split_attribute_key(key)[1]}
+        names.extend(sorted(wanted))
     return names
 
 

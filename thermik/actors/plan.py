@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from thermik.actors.stored import StoredResolution
+from thermik.actors.stored import StoredResolution, attribute_key
 from thermik.engine.states import Action
 from thermik.persistence.resource_values import Resource
 from thermik.persistence.store import Store
@@ -24,7 +24,7 @@ from thermik.resources.registry import Registry
 from thermik.resources.template_resource import TemplateResource
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
 from thermik.template.functions.base import Function
-from thermik.template.functions.references import GetAttThenSelect
+from thermik.template.functions.references import GetAtt, GetAttThenSelect
 from thermik.template.loader import load_document
 
 #: A resource whose whole attribute set is referenced (``get_attr: [name]`` or a computed name).
@@ -50,6 +50,8 @@ def referenced_attributes(definition: StackDefinition) -> dict[str, frozenset[st
 
     ``None`` (:data:`EVERY_ATTRIBUTE`) when the whole set may be read. Successors receive only
     these values in the join's node data; anything else is read from the store on demand.
+    A ``get_attr`` whose plugin applies the path itself (2014-10-16 and later, with a literal
+    path) also names the :func:`~thermik.actors.stored.attribute_key` of attribute and path.
     """
     found: dict[str, set[str] | None] = {}
     readers = [[r.properties, r.metadata] for r in definition.resources.values()]
@@ -64,9 +66,16 @@ def referenced_attributes(definition: StackDefinition) -> dict[str, frozenset[st
             continue
         if len(args) >= 2 and isinstance(args[1], str):
             held.add(args[1])
+            path = args[2:]
+            if path and isinstance(fn, GetAtt) and all(_literal_step(step) for step in path):
+                held.add(attribute_key(args[1], path))
         else:
             found[fn.resource] = None
     return {name: None if attrs is None else frozenset(attrs) for name, attrs in found.items()}
+
+
+def _literal_step(step: Any) -> bool:
+    return isinstance(step, str | int) and not isinstance(step, bool)
 
 
 def _functions(value: Any) -> Iterator[Function]:

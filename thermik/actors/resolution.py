@@ -11,9 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from thermik.actors.stored import REFERENCE_ID_KEY, StoredResolution
+from thermik.actors.stored import (
+    StoredResolution,
+    attribute_key,
+    plain_attributes,
+    select_stored,
+)
 from thermik.engine.messages import NodeData
-from thermik.template.paths import select_path
 
 
 class NodeResolution:
@@ -33,16 +37,16 @@ class NodeResolution:
         data = self._inputs.get(name)
         if data is None:
             return self._stored.attribute(name, attr, path)
-        if attr in data.attributes:
-            return select_path(data.attributes[attr], path)
-        return select_path(self._stored.stored_values(data.version_id).get(attr), path)
+        carried = data.attributes
+        if attr in carried or attribute_key(attr, path) in carried:
+            return select_stored(carried, attr, path)
+        return select_stored(self._stored.stored_values(data.version_id), attr, path)
 
     def all_attributes(self, name: str) -> Mapping[str, Any]:
         data = self._inputs.get(name)
         if data is None:
             return self._stored.all_attributes(name)
-        values = self._stored.stored_values(data.version_id)
-        return {k: v for k, v in values.items() if k != REFERENCE_ID_KEY}
+        return plain_attributes(self._stored.stored_values(data.version_id))
 
     def facade(self, key: str) -> Any:
         return self._stored.facade(key)

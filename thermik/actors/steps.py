@@ -14,6 +14,7 @@ from typing import Any
 
 from thermik.actors.codec import jsonable
 from thermik.actors.context import StoreContext
+from thermik.actors.stored import split_attribute_key
 from thermik.errors import PluginError, ThermikError
 from thermik.resources.context import ValidationContext
 from thermik.resources.plugin import (
@@ -106,7 +107,10 @@ def attribute_values(call: Call) -> Completed:
     if call.attributes is None:
         return Completed()
     plugin, ctx, props = call.plugin, call.ctx, call.props
-    values = {name: jsonable(plugin.attribute(ctx, props, name)) for name in call.attributes}
+    values = {
+        key: jsonable(plugin.attribute(ctx, props, *split_attribute_key(key)))
+        for key in call.attributes
+    }
     return Completed(values, plugin.reference_id(ctx, props))
 
 

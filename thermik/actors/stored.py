@@ -10,6 +10,7 @@ not carry.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,6 +26,41 @@ from thermik.template.paths import select_path
 REFERENCE_ID_KEY = "__reference_id__"
 #: ``Fn::GetAZs`` without a cloud, as Heat answers it.
 DEFAULT_ZONES = ("nova",)
+#: How a path key (see :func:`attribute_key`) starts; attribute names never do.
+_PATH_KEY_START = "["
+
+
+def attribute_key(attribute: str, path: Sequence[str | int] = ()) -> str:
+    """The key a value is stored under: the attribute name, or for an attribute with a path
+    that its plugin applies itself (group types), the JSON list of name and path."""
+    return json.dumps([attribute, *path]) if path else attribute
+
+
+def split_attribute_key(key: str) -> tuple[str, tuple[str | int, ...]]:
+    """The attribute name and path of an :func:`attribute_key`."""
+    if not key.startswith(_PATH_KEY_START):
+        return key, ()
+    attribute, *path = json.loads(key)
+    return str(attribute), tuple(path)
+
+
+def select_stored(values: Mapping[Any, Any], attribute: str, path: Sequence[str | int]) -> Any:
+    """A stored attribute value: the value its plugin resolved for ``path`` when one was
+    stored, else the path followed into the whole attribute."""
+    if path:
+        key = attribute_key(attribute, path)
+        if key in values:
+            return values[key]
+    return select_path(values.get(attribute), path)
+
+
+def plain_attributes(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Stored attribute values by name (no reference id, no path keys)."""
+    return {
+        k: v
+        for k, v in values.items()
+        if k != REFERENCE_ID_KEY and not k.startswith(_PATH_KEY_START)
+    }
 
 
 def to_version(
@@ -117,11 +153,10 @@ class StoredResolution:
 
     def attribute(self, name: str, attr: str, path: Sequence[str | int]) -> Any:
         values = self._values_of(name)
-        return None if values is None else select_path(values.get(attr), path)
+        return None if values is None else select_stored(values, attr, path)
 
     def all_attributes(self, name: str) -> Mapping[str, Any]:
-        values = self._values_of(name) or {}
-        return {k: v for k, v in values.items() if k != REFERENCE_ID_KEY}
+        return plain_attributes(self._values_of(name) or {})
 
     def facade(self, key: str) -> Any:
         """The parent resource's ``metadata``, ``update_policy`` or ``deletion_policy``."""

@@ -3,7 +3,8 @@
 Heat's ``Stack.validate()``: each resource's type must exist, its properties must fit the
 plugin's schema (values that need runtime data, such as ``get_attr``, are checked once they
 are known), the plugin's own cross-property checks must pass, template resources are checked
-as the nested stacks they become, and the whole tree must stay within
+as the nested stacks they become, group types' member definitions are checked as the members
+they become (errors name the group's property), and the whole tree must stay within
 ``max_resources_per_stack`` and ``max_nested_stack_depth``.
 """
 
@@ -13,8 +14,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from thermik.conf.settings import LimitSettings
-from thermik.errors import TemplateTooLarge, ThermikError
-from thermik.resources import CustomValidator, Registry, ValidationContext
+from thermik.errors import PropertyError, TemplateTooLarge, ThermikError
+from thermik.resources import CustomValidator, Props, Registry, ResourcePlugin, ValidationContext
+from thermik.resources.nested_group import MemberCheck, NestedGroup
 from thermik.resources.template_resource import TemplateResource
 from thermik.template import (
     Environment,
@@ -141,57 +143,122 @@ class _Checker:
                 if resource.resolved.is_template:
                     total += self.template_resource(definition, resource, depth)
                 else:
-                    self.plugin_resource(definition, resource)
+                    total += self.plugin_resource(definition, resource, depth)
             except ThermikError as exc:
                 if exc.resource is None:
                     exc.resource = name
                 raise
         return total
 
-    def plugin_resource(self, definition: StackDefinition, resource: ResourceDefinition) -> None:
+    def plugin_resource(
+        self, definition: StackDefinition, resource: ResourceDefinition, depth: int
+    ) -> int:
+        """Check a plugin resource; how many resources the child of a group type holds."""
         name = resource.name
         plugin = self.registry.get(resource.resolved.implementation, resource=name)
         values = static_properties(definition, name, lenient=self.lenient)
-        props = plugin.check_properties(
-            values,
-            unresolved=unresolved,
-            custom_constraints=self.custom,
-            path=("resources", name, "properties"),
-        )
-        context = ValidationContext(unresolved=unresolved, strict=not self.lenient)
+        props = self.properties(plugin, values, ("resources", name, "properties"))
         try:
-            plugin().validate(props, context)
+            self.validate(plugin, props)
+            return self.group(definition, plugin, props, depth)
         except ThermikError as exc:
             raise exc.at("resources", name) from None
+
+    def properties(
+        self, plugin: type[ResourcePlugin], values: Any, where: tuple[str | int, ...]
+    ) -> dict[str, Any]:
+        return plugin.check_properties(
+            values, unresolved=unresolved, custom_constraints=self.custom, path=where
+        )
+
+    def validate(self, plugin: type[ResourcePlugin], props: Props) -> None:
+        plugin().validate(props, ValidationContext(unresolved=unresolved, strict=not self.lenient))
+
+    def within_depth(self, depth: int) -> None:
+        deepest = self.limits.max_nested_stack_depth
+        if depth > deepest:
+            raise TemplateTooLarge(f"Recursion depth exceeds {deepest}.")
+
+    def group(
+        self, definition: StackDefinition, plugin: type[ResourcePlugin], props: Props, depth: int
+    ) -> int:
+        """Check a group type's members (paths relative to the group); its child's size."""
+        if not issubclass(plugin, NestedGroup):
+            return 0
+        members, repeat = plugin.members_to_check(props)
+        if members:
+            self.within_depth(depth + 1)
+        return repeat * sum(1 + self.member(definition, m, depth + 1) for m in members)
+
+    def member(self, definition: StackDefinition, member: MemberCheck, depth: int) -> int:
+        """Check one member definition of a group's child (at ``depth``); its nested size."""
+        if unresolved(member.type):
+            return 0
+        if not isinstance(member.type, str):
+            raise PropertyError(
+                f"a member type must be a string, not {member.type!r}", path=member.type_path
+            )
+        try:
+            resolved = definition.environment.resolve_type(
+                member.name, member.type, definition.template.files, self.registry.__contains__
+            )
+            plugin = None if resolved.is_template else self.registry.get(resolved.implementation)
+        except ThermikError as exc:
+            raise exc.at(*member.type_path) from None
+        if plugin is None:
+            assert resolved.template is not None
+            where = (member.properties_path, member.type_path)
+            return self.child_stack(
+                definition, member.name, resolved.template, member.properties, depth, where
+            )
+        props = self.properties(plugin, member.properties, member.properties_path)
+        try:
+            self.validate(plugin, props)
+        except ThermikError as exc:
+            raise exc.at(*member.properties_path[:-1]) from None
+        return self.group(definition, plugin, props, depth)
 
     def template_resource(
         self, definition: StackDefinition, resource: ResourceDefinition, depth: int
     ) -> int:
         """Check a template resource as the nested stack it becomes; its resource count."""
         name = resource.name
-        if depth + 1 > self.limits.max_nested_stack_depth:
-            raise TemplateTooLarge(
-                f"Recursion depth exceeds {self.limits.max_nested_stack_depth}.",
-                path=("resources", name),
-            )
         assert resource.resolved.template is not None
         values = static_properties(definition, name, lenient=True)
-        if not isinstance(values, dict):
+        where = (("resources", name, "properties"), ("resources", name))
+        return self.child_stack(definition, name, resource.resolved.template, values, depth, where)
+
+    def child_stack(
+        self,
+        definition: StackDefinition,
+        name: str,
+        text: str,
+        values: Any,
+        depth: int,
+        where: tuple[tuple[str | int, ...], tuple[str | int, ...]],
+    ) -> int:
+        """Check the nested stack a template resource ``name`` of a stack at ``depth`` becomes
+        (with the property ``values`` known now as parameters); its resource count.
+
+        ``where`` holds the paths errors are reported at: the resource's properties, and the
+        resource itself (for errors inside the template).
+        """
+        properties_path, resource_path = where
+        try:
+            self.within_depth(depth + 1)
+            template = Template.load(
+                text, definition.template.files, max_size=self.limits.max_template_size
+            )
+        except ThermikError as exc:
+            raise exc.at(*resource_path) from None
+        # Its properties are the template's parameters (names, types, constraints).
+        TemplateResource.for_template(template.data, {}).check_properties(
+            values, unresolved=unresolved, custom_constraints=self.custom, path=properties_path
+        )
+        if not isinstance(values, Mapping):
             values = {}
         known = {k: v for k, v in values.items() if not unresolved(v) and v is not None}
         try:
-            template = Template.load(
-                resource.resolved.template,
-                definition.template.files,
-                max_size=self.limits.max_template_size,
-            )
-            # Its properties are the template's parameters (names, types, constraints).
-            TemplateResource.for_template(template.data, {}).check_properties(
-                values,
-                unresolved=unresolved,
-                custom_constraints=self.custom,
-                path=("properties",),
-            )
             nested = build_stack(
                 template,
                 Environment(registry=definition.environment.registry),
@@ -203,4 +270,4 @@ class _Checker:
             nested_checker = _Checker(self.registry, self.limits, True, self.custom)
             return nested_checker.stack(nested, depth + 1)
         except ThermikError as exc:
-            raise exc.at("resources", name) from None
+            raise exc.at(*resource_path) from None

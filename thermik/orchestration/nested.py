@@ -220,6 +220,25 @@ class NestedStacks:
         """See :meth:`NestedStackServices.resource_reference`."""
         return StoredResolution(self.store, stack_id).reference_id(name)
 
+    def resource_references(self, ctx: ResourceContext, stack_id: str) -> Mapping[str, Any]:
+        """See :meth:`NestedBatchReads.resource_references`."""
+        resolution = StoredResolution(self.store, stack_id)
+        return {name: resolution.reference_id(name) for name in self.resource_names(ctx, stack_id)}
+
+    def attribute_of_resources(
+        self, ctx: ResourceContext, stack_id: str, names: Sequence[str], path: Sequence[str | int]
+    ) -> Mapping[str, Any]:
+        """See :meth:`NestedBatchReads.attribute_of_resources`."""
+        if not path:
+            raise InvalidInput("get_attr of nested resources names no attribute")
+        present = set(self.resource_names(ctx, stack_id))
+        resolution = StoredResolution(self.store, stack_id)
+        attr, *rest = path
+        return {
+            name: resolution.attribute(name, str(attr), rest) if name in present else None
+            for name in names
+        }
+
     def resource_attribute(
         self, ctx: ResourceContext, stack_id: str, name: str, path: Sequence[str | int]
     ) -> Any:

@@ -1,17 +1,37 @@
 """Group types backed by a nested stack: ``OS::Heat::ResourceGroup`` and ``ResourceChain``.
 
-Their behaviour (building the nested template, rolling updates, removal policies) needs nested
-stacks in the engine and arrives with it; the schemas are complete now. Both expose attributes
-beyond their schema (``resource.<n>``, ``resource.<n>.<attr>``, and any member attribute as a
-list), so ``dynamic_attributes`` is set.
+The child templates come from :mod:`thermik.resources.group_templates`, the lifecycle and the
+attributes from :class:`~thermik.resources.nested_group.NestedGroup`. Both types expose
+attributes beyond their schema (``resource.<n>``, ``resource.<n>.<attr>``, and any member
+attribute as a list), so ``dynamic_attributes`` is set.
+
+The ``rolling_update`` and ``batch_create`` update policies are accepted but not honoured (the
+engine does not hand update policies to plugins): every member is created or updated at once.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Final
 
+from thermik.errors import NotFound, PropertyError
 from thermik.resources.constraints import AllowedValues, Length, Range
-from thermik.resources.pending import PendingPlugin
+from thermik.resources.context import ResourceContext, ValidationContext
+from thermik.resources.group_templates import (
+    APPEND,
+    DEFAULT_INDEX_VAR,
+    chain_names,
+    chain_template,
+    group_template,
+    member_definition,
+    member_names,
+    removal_candidates,
+    updated_removals,
+)
+from thermik.resources.nested_group import ChildMembers, MemberCheck, NestedGroup
+from thermik.resources.nested_services import nested_services
+from thermik.resources.plugin import Props, select_path
 from thermik.resources.schema import (
     AttributeSchema,
     AttributesSchema,
@@ -21,6 +41,16 @@ from thermik.resources.schema import (
     SupportStatus,
     Type,
 )
+
+#: Resource data key of the names removed by removal policies (a JSON list, never reused).
+REMOVED_KEY: Final = "name_blacklist"
+REMOVED_RSRC_LIST: Final = "removed_rsrc_list"
+
+
+def removed_names(ctx: ResourceContext) -> list[str]:
+    """The member names removal policies removed so far (sorted)."""
+    stored = ctx.data.get(REMOVED_KEY)
+    return [str(name) for name in json.loads(stored)] if stored else []
 
 
 def batch_schema(*, with_min_in_service: bool, version: str) -> PropertySchema:
@@ -48,11 +78,10 @@ def batch_schema(*, with_min_in_service: bool, version: str) -> PropertySchema:
     return PropertySchema(Type.MAP, schema=entries, support_status=SupportStatus(version=version))
 
 
-class ResourceGroup(PendingPlugin):
+class ResourceGroup(NestedGroup):
     """``OS::Heat::ResourceGroup``: ``count`` copies of one resource definition."""
 
     support_status = SupportStatus(version="2014.1")
-    dynamic_attributes = True
     properties_schema: ClassVar[PropertiesSchema] = {
         "count": PropertySchema(
             Type.INTEGER,
@@ -134,12 +163,66 @@ class ResourceGroup(PendingPlugin):
         "batch_create": batch_schema(with_min_in_service=False, version="5.0.0"),
     }
 
+    def member_names(self, ctx: ResourceContext, props: Props) -> list[str]:
+        """The first ``count`` indices never removed."""
+        return member_names(props["count"], removed_names(ctx))
 
-class ResourceChain(PendingPlugin):
+    @classmethod
+    def members_to_check(cls, props: Props) -> tuple[list[MemberCheck], int]:
+        """The first member, repeated ``count`` times; nothing when ``count`` is 0 (as in Heat,
+        a zero count disables the definition)."""
+        count, resource_def = props.get("count"), props.get("resource_def")
+        if count == 0 or not isinstance(resource_def, Mapping):
+            return [], 0
+        index_var = props.get("index_var")
+        index_var = index_var if isinstance(index_var, str) else DEFAULT_INDEX_VAR
+        member = member_definition(resource_def, "0", index_var)
+        check = MemberCheck(
+            "0",
+            member["type"],
+            member.get("properties"),
+            ("properties", "resource_def", "type"),
+            ("properties", "resource_def", "properties"),
+        )
+        return [check], count if isinstance(count, int) else 1
+
+    def build_child(self, ctx: ResourceContext, props: Props) -> Mapping[str, Any]:
+        """The members' template, after recording the names the removal policies remove."""
+        current = removed_names(ctx)
+        removed = self._removals(ctx, props, current)
+        if removed != current:
+            ctx.data.set(REMOVED_KEY, json.dumps(removed))
+        names = member_names(props["count"], removed)
+        index_var = props.get("index_var") or DEFAULT_INDEX_VAR
+        return group_template(props["resource_def"], names, index_var)
+
+    @staticmethod
+    def _removals(ctx: ResourceContext, props: Props, current: list[str]) -> list[str]:
+        policies = props.get("removal_policies")
+        mode = props.get("removal_policies_mode") or APPEND
+        stack_id = ctx.physical_id
+        if stack_id is None or not any(True for _ in removal_candidates(policies)):
+            return updated_removals(policies, mode, current, created=stack_id is not None)
+        try:
+            members = list(nested_services(ctx).resource_names(ctx, stack_id))
+            refs = ChildMembers(ctx, stack_id).references(members)
+        except NotFound:  # the child was purged: the group starts again with a new one
+            return updated_removals(policies, mode, current, created=False)
+        return updated_removals(policies, mode, current, created=True, members=members, refs=refs)
+
+    def attribute(
+        self, ctx: ResourceContext, props: Props, name: str, path: Sequence[str | int] = ()
+    ) -> Any:
+        """``removed_rsrc_list`` from the resource's data, the rest from the members."""
+        if name == REMOVED_RSRC_LIST:
+            return select_path(removed_names(ctx), path)
+        return super().attribute(ctx, props, name, path)
+
+
+class ResourceChain(NestedGroup):
     """``OS::Heat::ResourceChain``: one member per listed type, in sequence or concurrently."""
 
     support_status = SupportStatus(version="6.0.0")
-    dynamic_attributes = True
     properties_schema: ClassVar[PropertiesSchema] = {
         "resources": PropertySchema(
             Type.LIST,
@@ -160,3 +243,40 @@ class ResourceChain(PendingPlugin):
             "Member name -> the attribute named by the get_attr path.", type=AttributeType.MAP
         ),
     }
+
+    def validate(self, props: Props, vctx: ValidationContext) -> None:
+        """Every entry of ``resources`` is a type name."""
+        for index, entry in enumerate(props.get("resources") or ()):
+            if vctx.unresolved(entry):
+                continue
+            if not isinstance(entry, str) or not entry:
+                raise PropertyError(
+                    f"a member type must be a non-empty string, not {entry!r}",
+                    path=("properties", "resources", index),
+                )
+
+    def member_names(self, ctx: ResourceContext, props: Props) -> list[str]:
+        """One name per listed type: its position."""
+        return chain_names(props["resources"])
+
+    @classmethod
+    def members_to_check(cls, props: Props) -> tuple[list[MemberCheck], int]:
+        """Every member of the chain."""
+        types = props.get("resources")
+        if not isinstance(types, list):
+            return [], 1
+        properties = props.get("resource_properties")
+        where = ("properties", "resource_properties")
+        checks = [
+            MemberCheck(name, type_name, properties, ("properties", "resources", index), where)
+            for index, (name, type_name) in enumerate(zip(chain_names(types), types, strict=True))
+        ]
+        return checks, 1
+
+    def build_child(self, ctx: ResourceContext, props: Props) -> Mapping[str, Any]:
+        """One member per listed type, each after the previous unless ``concurrent``."""
+        return chain_template(
+            props["resources"],
+            props.get("resource_properties"),
+            concurrent=bool(props.get("concurrent")),
+        )

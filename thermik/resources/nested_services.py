@@ -144,6 +144,30 @@ class NestedStackServices(Protocol):
         ...
 
 
+@runtime_checkable
+class NestedBatchReads(Protocol):
+    """Optional reads of many child resources at once, which services may also offer.
+
+    Group types read every member's reference or attribute; one read of the child instead of
+    one per member keeps that linear in the group's size.
+    """
+
+    def resource_references(self, ctx: ResourceContext, stack_id: str) -> Mapping[str, Any]:
+        """What ``get_resource`` gives for each of the child's current resources."""
+        ...
+
+    def attribute_of_resources(
+        self,
+        ctx: ResourceContext,
+        stack_id: str,
+        names: Sequence[str],
+        path: Sequence[str | int],
+    ) -> Mapping[str, Any]:
+        """What ``get_attr: [name, *path]`` gives for each of ``names`` (``None`` for a
+        resource the child does not have)."""
+        ...
+
+
 class NestedContext(ResourceContext, Protocol):
     """A resource context that offers the nested-stack services."""
 

@@ -9,6 +9,7 @@ import types
 import pytest
 
 from thermik.actors import node_rules
+from thermik.actors.stored import attribute_key
 from thermik.engine.graph import Node
 from thermik.engine.messages import CheckResource, NodeData
 from thermik.engine.operations import NodeAction
@@ -16,6 +17,7 @@ from thermik.engine.states import Action, State, Status
 from thermik.errors import PluginError
 from thermik.persistence.resource_values import Resource
 from thermik.persistence.values import KEEP
+from thermik.resources.groups import ResourceGroup
 from thermik.resources.test_resource import TestResource
 
 ROW = Resource(
@@ -72,6 +74,17 @@ def test_attribute_names_add_dynamic_ones_successors_read() -> None:
     plugin = TestResource()
     assert node_rules.attribute_names(plugin, None) == ["output"]
     assert node_rules.attribute_names(plugin, {"output", "extra"}) == ["output", "extra"]
+
+
+def test_path_keys_are_resolved_only_for_plugins_that_apply_paths_themselves() -> None:
+    wanted = {"output", attribute_key("output", ("a", 0)), attribute_key("refs", (1,))}
+    assert node_rules.attribute_names(TestResource(), wanted) == ["output"]
+    assert node_rules.attribute_names(ResourceGroup(), wanted) == [
+        *ResourceGroup.attributes_schema,
+        '["output", "a", 0]',
+        '["refs", 1]',
+        "output",
+    ]
 
 
 def test_adopt_data_must_name_the_physical_resource() -> None:

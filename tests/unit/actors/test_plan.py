@@ -39,7 +39,22 @@ def test_referenced_attributes_name_what_successors_read() -> None:
             }
         )
     )
-    assert found == {"a": frozenset({"output", "show"}), "b": EVERY_ATTRIBUTE}
+    assert found == {"a": frozenset({"output", "show", '["show", "x"]'}), "b": EVERY_ATTRIBUTE}
+
+
+def test_a_computed_path_names_the_attribute_only() -> None:
+    found = referenced_attributes(
+        definition(
+            {
+                "a": {"type": "OS::Heat::TestResource"},
+                "b": {
+                    "type": "OS::Heat::TestResource",
+                    "properties": {"value": {"get_attr": ["a", "show", {"get_resource": "a"}]}},
+                },
+            }
+        )
+    )
+    assert found == {"a": frozenset({"show"})}
 
 
 def test_a_computed_attribute_name_means_every_attribute() -> None:

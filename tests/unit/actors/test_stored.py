@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from thermik.actors.resolution import NodeResolution
-from thermik.actors.stored import REFERENCE_ID_KEY, StoredResolution, current_versions
+from thermik.actors.stored import (
+    REFERENCE_ID_KEY,
+    StoredResolution,
+    attribute_key,
+    current_versions,
+    split_attribute_key,
+)
 from thermik.engine.messages import NodeData
 from thermik.engine.states import Action, State, Status
 from thermik.errors import FunctionError
@@ -62,3 +70,25 @@ def test_node_resolution_uses_the_join_data_then_the_store(store: Store, stack: 
     assert resolution.attribute("a", "output", ()) == "joined"
     assert resolution.attribute("a", "other", ()) == "only stored"
     assert resolution.all_attributes("a") == {"output": "stored", "other": "only stored"}
+
+
+def test_a_value_stored_for_a_path_wins_over_following_the_path(
+    store: Store, stack: Stack
+) -> None:
+    a = version(store, stack, "g", action="CREATE", status="COMPLETE", physical_resource_id="g")
+    per_member = {"0": "x0", "1": "x1"}
+    stored = {"attributes": None, attribute_key("attributes", ("x",)): per_member}
+    store.store_resource_attributes(a.id, stored)
+    data = NodeData(a.id, "g", "g", dict(stored), State(Action.CREATE, Status.COMPLETE))
+    for resolution in (
+        StoredResolution(store, stack.id),
+        NodeResolution({"g": data}, StoredResolution(store, stack.id)),
+        NodeResolution(
+            {"g": dataclasses.replace(data, attributes={})}, StoredResolution(store, stack.id)
+        ),
+    ):
+        assert resolution.attribute("g", "attributes", ("x",)) == per_member
+        assert resolution.attribute("g", "attributes", ("y",)) is None
+        assert resolution.all_attributes("g") == {"attributes": None}
+    assert split_attribute_key(attribute_key("attributes", ("x", 0))) == ("attributes", ("x", 0))
+    assert split_attribute_key("refs") == ("refs", ())
