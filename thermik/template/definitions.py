@@ -129,7 +129,7 @@ class StackDefinition:
             # requires a whole previous layer would otherwise hold millions of entries).
             shared: dict[frozenset[str], frozenset[str]] = {}
             for name, defn in self.resources.items():
-                needs = frozenset(r for r in defn.requires() if r in self.resources)
+                needs = frozenset(filter(self.resources.__contains__, defn.requires()))
                 requires[name] = shared.setdefault(needs, needs)
             self._requires = requires
         return self._requires
