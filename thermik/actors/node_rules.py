@@ -129,13 +129,16 @@ def stored_props(
 
 def retained(plan: TraversalPlan, row: Resource) -> bool:
     """Whether the version's own template says ``deletion_policy: Retain``."""
+    template_id = row.current_template_id
+    if template_id is None:
+        return False
     try:
-        found = plan.definition_for(row.current_template_id)
+        if template_id == plan.template_id and plan.definition is not None:
+            found = plan.definition.resources.get(row.name)
+            return found is not None and found.deletion_policy == "Retain"
+        return plan.definitions.deletion_policy(template_id, row.name) == "Retain"
     except ThermikError:
         return False
-    if found is None or row.name not in found.resources:
-        return False
-    return found.resources[row.name].deletion_policy == "Retain"
 
 
 def attribute_names(plugin: ResourcePlugin, referenced: Iterable[str] | None) -> list[str]:

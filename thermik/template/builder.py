@@ -80,7 +80,8 @@ class StackBuilder:
         where = self.template.path("resources", name)
         return FieldReader(self.parser, snippet, where, self.resource_spelling)
 
-    def build(self) -> StackDefinition:
+    def _enabled(self) -> dict[str, Any]:
+        """Enabled resource name -> its parsed condition; the scope learns the names."""
         conditions = {}
         for name, snippet in self.raw_resources.items():
             reader = self.reader(name, snippet)
@@ -88,6 +89,20 @@ class StackBuilder:
             if reader.enabled(condition):
                 conditions[name] = condition
         self.scope.resources = frozenset(conditions)
+        return conditions
+
+    def deletion_policies(self) -> dict[str, str]:
+        """Enabled resource name -> its canonical deletion policy, nothing else checked."""
+        policies = {}
+        for name in self._enabled():
+            reader = self.reader(name, self.raw_resources[name])
+            policy = reader.deletion_policy(self.version.deletion_policies)
+            external = reader.parsed("external_id", str) is not None
+            policies[name] = "Retain" if external else policy or "Delete"
+        return policies
+
+    def build(self) -> StackDefinition:
+        conditions = self._enabled()
         self._check_names()
         resources = {
             name: self._resource(name, self.raw_resources[name], condition)

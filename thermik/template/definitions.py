@@ -260,3 +260,27 @@ def build_stack(
             strict=strict,
         )
         return builder.build()
+
+
+def deletion_policies(
+    template: Template,
+    environment: Environment | None = None,
+    identity: Identity | None = None,
+) -> Mapping[str, str]:
+    """Resource name -> deletion policy (``Delete``/``Retain``/``Snapshot``) of the enabled
+    resources of a stored (already validated) template, without building their definitions:
+    what deleting a version converged to that template needs to know."""
+    from thermik.template.builder import StackBuilder  # noqa: PLC0415 - avoids a cycle
+
+    environment = environment or Environment()
+    with collection_paused(), _depth_guard():
+        builder = StackBuilder(
+            template,
+            environment,
+            dict(environment.parameters),
+            identity or Identity(),
+            custom_constraints=None,
+            known_types=None,
+            strict=True,
+        )
+        return builder.deletion_policies()
