@@ -318,6 +318,14 @@ class SqlResources(SqlBase, ResourceStore):
         stmt = delete(RESOURCE).where(RESOURCE.c.id == resource_id)
         self._db.write(lambda conn: conn.execute(stmt))
 
+    def delete_deleted_resources(self, stack_id: str) -> int:
+        stmt = delete(RESOURCE).where(
+            RESOURCE.c.stack_id == stack_id,
+            RESOURCE.c.action == "DELETE",
+            RESOURCE.c.status == "COMPLETE",
+        )
+        return int(self._db.write(lambda conn: conn.execute(stmt).rowcount))
+
     def set_resource_metadata(
         self, resource_id: int, metadata: Mapping[str, JSON], expected_generation: int
     ) -> int:
