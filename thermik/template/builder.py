@@ -8,6 +8,7 @@ references, type through the environment), outputs, and finally the dependency g
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -75,6 +76,7 @@ class StackBuilder:
         self.resource_spelling = {v: k for k, v in self.version.resource_keys.items()}
         self.output_spelling = {v: k for k, v in self.version.output_keys.items()}
         self.depends_on: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.listed: dict[tuple[Any, ...], tuple[str, ...]] = {}
 
     def reader(self, name: str, snippet: Mapping[str, Any]) -> FieldReader:
         where = self.template.path("resources", name)
@@ -136,6 +138,14 @@ class StackBuilder:
     def _checked_depends_on(self, name: str, reader: FieldReader) -> tuple[str, ...]:
         """The resource's ``depends_on``, checked once and shared by every resource listing the
         same names (layers of resources each depending on a whole previous layer)."""
+        listed = reader.snippet.get("depends_on")
+        if type(listed) is list:
+            # Names are interned: equal lists are cheap to recognise before any checking
+            # (a list holding something unhashable is not one checked already).
+            with contextlib.suppress(TypeError):
+                known = self.listed.get(tuple(listed))
+                if known is not None:
+                    return known
         depends_on = reader.depends_on()
         known = self.depends_on.get(depends_on)
         if known is not None:
@@ -149,6 +159,8 @@ class StackBuilder:
                     resource=name,
                 )
         self.depends_on[depends_on] = depends_on
+        if type(listed) is list:
+            self.listed[tuple(listed)] = depends_on
         return depends_on
 
     def _resource(

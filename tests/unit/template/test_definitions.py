@@ -95,6 +95,10 @@ def test_external_id_may_not_have_depends_on() -> None:
             "resources.r.depends_on: must be a resource name or a list of resource names",
         ),
         (
+            {"type": NONE, "depends_on": [{"a": 1}]},
+            "resources.r.depends_on: must be a resource name or a list of resource names",
+        ),
+        (
             {"type": NONE, "properties": None},
             "resources.r.properties: properties must be a map, not a NoneType",
         ),
