@@ -192,7 +192,7 @@ class NodeWork:
         if not self._lock(Action.DELETE, ResourceChanges()):
             return
         call = self._call(plugin_cls(), props or {}, Operation.DELETE)
-        if props is None or node_rules.retained(self.plan, row):
+        if props is None or node_rules.retained(self.services, self.plan, row):
             self._complete(steps.Completed())
         else:
             self._submit(lambda: steps.start(call))

@@ -20,14 +20,7 @@ from thermik.persistence.store import Store
 from thermik.resources.context import StackIdentity
 from thermik.resources.plugin import ResourcePlugin
 from thermik.resources.registry import Registry
-from thermik.template import (
-    Environment,
-    Identity,
-    StackDefinition,
-    Template,
-    build_stack,
-    deletion_policies,
-)
+from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
 from thermik.template.functions.base import Function
 from thermik.template.functions.references import GetAttThenSelect
 
@@ -100,47 +93,13 @@ def plugin_class(
     return registry.get(resolved.implementation, resource=name)
 
 
-def load_deletion_policies(
-    store: Store, template_id: int, identity: StackIdentity
-) -> Mapping[str, str]:
-    """The deletion policies of a stored template's resources (its definition unbuilt)."""
-    raw = store.get_raw_template(template_id)
-    return deletion_policies(
-        Template.from_document(raw.template, raw.files),
-        Environment.from_dict(raw.environment),
-        Identity(stack_name=identity.name, stack_id=identity.id, project_id=identity.tenant),
-    )
-
-
 class DefinitionCache:
-    """Definitions of the templates the versions of a stack were converged to, built once,
-    and their deletion policies (all a cleanup node needs: read without building)."""
+    """Definitions of the templates the versions of a stack were converged to, built once."""
 
-    def __init__(
-        self,
-        build: Callable[[int], StackDefinition],
-        policies: Callable[[int], Mapping[str, str]] | None = None,
-    ) -> None:
+    def __init__(self, build: Callable[[int], StackDefinition]) -> None:
         self._build = build
-        self._policies = policies
         self._built: dict[int, StackDefinition] = {}
-        self._read: dict[int, Mapping[str, str]] = {}
         self._lock = threading.Lock()
-
-    def deletion_policy(self, template_id: int, name: str) -> str | None:
-        """The deletion policy of resource ``name`` in ``template_id`` (``None``: no such
-        enabled resource)."""
-        with self._lock:
-            built = self._built.get(template_id)
-            if built is not None or self._policies is None:
-                found = built or self._build(template_id)
-                self._built[template_id] = found
-                resource = found.resources.get(name)
-                return None if resource is None else resource.deletion_policy
-            policies = self._read.get(template_id)
-            if policies is None:
-                policies = self._read[template_id] = self._policies(template_id)
-            return policies.get(name)
 
     def get(self, template_id: int) -> StackDefinition:
         """The definition of ``template_id`` (built on first use)."""

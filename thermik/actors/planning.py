@@ -17,7 +17,6 @@ from thermik.actors.plan import (
     DefinitionCache,
     TraversalPlan,
     load_definition,
-    load_deletion_policies,
     referenced_attributes,
 )
 from thermik.actors.services import Services
@@ -140,12 +139,10 @@ def prepare(
         deps, chosen = _select(services, stack, record, definition, versions, rows)
     graph = graph_for(record.operation, versions, deps, chosen)
     identity = identity_of(stack)
-    cache = DefinitionCache(
-        lambda tid: definition_of(services, stack, tid),
-        lambda tid: load_deletion_policies(services.store, tid, identity_of(stack)),
-    )
+    cache = DefinitionCache(lambda tid: definition_of(services, stack, tid))
     if definition is not None:
         cache.seed(stack.raw_template_id, definition)
+        services.retention.note(stack.raw_template_id, definition)
     plan = TraversalPlan(
         traversal_id=traversal_id,
         operation=record.operation,

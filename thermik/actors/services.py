@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from thermik.actors.retention import Retention
 from thermik.actors.table import ActorTable
 from thermik.actors.timers import TimerService
 from thermik.conf.settings import EngineSettings
@@ -40,6 +41,7 @@ class Services:
         seed: seeds every resource's random source when set (tests).
         settled: told the id of a stack whose actor retired (its traversal is over).
         software: the software deployment services plugins get as ``ctx.software``.
+        retention: which names each stored template retains on delete.
     """
 
     store: Store
@@ -55,6 +57,8 @@ class Services:
     #: Called (from the stack actor's thread) when a stack's actor retired.
     settled: Callable[[str], None] = lambda stack_id: None
     software: SoftwareDeploymentServices | None = None
+    #: Which names each stored template retains on delete.
+    retention: Retention = dataclasses.field(default_factory=Retention)
 
     def __post_init__(self) -> None:
         # One draw from the OS per engine: seeding each resource's generator from the OS
