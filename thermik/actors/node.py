@@ -295,6 +295,7 @@ class NodeWork:
     ) -> steps.Call:
         row = self.row
         assert row is not None
+        version_id = row.id
         ctx = StoreContext(
             self.store,
             self.plan.stack,
@@ -302,7 +303,7 @@ class NodeWork:
             row.name,
             node_rules.type_of(self.plan, row),
             row.physical_resource_id,
-            rng=self.services.rng(row.id),
+            rng=lambda: self.services.rng(version_id),
             never_created=never_created,
             software=self.services.software,
         )

@@ -89,6 +89,7 @@ class StackActor(PooledActor):
         self.rejection: Failure | None = None
         self.stack: Stack | None = None
         self.pending: list[Command] = []
+        self._by_type: dict[type, Callable[[Any], None]] | None = None
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -280,7 +281,9 @@ class StackActor(PooledActor):
     # -- commands -----------------------------------------------------------------------------
 
     def _execute(self, command: Command) -> None:
-        handler = self._handlers().get(type(command))
+        if self._by_type is None:
+            self._by_type = self._handlers()
+        handler = self._by_type.get(type(command))
         if handler is None:
             LOG.error("stack %s: no handler for %r", self.stack_id, command)
             return

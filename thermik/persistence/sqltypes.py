@@ -39,6 +39,10 @@ class UTCDateTime(TypeDecorator[datetime.datetime]):
         return None if value is None else value.replace(tzinfo=datetime.UTC)
 
 
+#: One encoder for every document written: ``json.dumps`` with options builds one per call.
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 class JsonText(TypeDecorator[Any]):
     """A JSON document kept as text, so every backend stores and returns it identically."""
 
@@ -48,7 +52,7 @@ class JsonText(TypeDecorator[Any]):
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
         if value is None:
             return None
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return _ENCODE(value)
 
     def process_result_value(self, value: str | None, dialect: Dialect) -> Any:
         if value is None:

@@ -7,7 +7,6 @@ statements are built once; the columns to SET come from each call's parameters.
 from __future__ import annotations
 
 import datetime
-import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -22,7 +21,7 @@ from thermik.persistence.resource_values import (
     Resource,
     ResourceChanges,
 )
-from thermik.persistence.sql.base import SqlBase, check_length, reason
+from thermik.persistence.sql.base import COMPACT, SqlBase, check_length, reason
 from thermik.persistence.sql.events import INSERT_EVENT, event_row
 from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.tables import PROPERTIES_DATA, RESOURCE
@@ -144,7 +143,7 @@ class _Blobs:
         found = {"properties_data_id": self.properties, "attr_data_id": self.attributes}
         return {
             column: {
-                "data": json.dumps(data, separators=(",", ":")),
+                "data": COMPACT(data),
                 "encrypted": False,
                 "created_at": now,
             }
