@@ -11,6 +11,7 @@ serialization failure re-runs the whole transaction (tenacity).
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -102,10 +103,12 @@ class Database:
             elif driver.in_transaction:  # type: ignore[union-attr]
                 _on_driver(driver, "COMMIT")
         except BaseException:
-            if writer.in_transaction():
-                writer.rollback()
-            elif driver.in_transaction:  # type: ignore[union-attr]
-                _on_driver(driver, "ROLLBACK")
+            # The failure that got here is what the caller must see, not a failed rollback.
+            with contextlib.suppress(sqlite3.Error, exc.SQLAlchemyError):
+                if writer.in_transaction():
+                    writer.rollback()
+                elif driver.in_transaction:  # type: ignore[union-attr]
+                    _on_driver(driver, "ROLLBACK")
             raise
         return result
 
