@@ -488,6 +488,25 @@ def test_properties_and_attributes(store: SqlStore) -> None:
         store.get_resource_properties(424242)
 
 
+def test_deleted_versions_of_a_stack_are_purged_in_one_write(store: SqlStore) -> None:
+    stack, other = make_stack(store), make_stack(store, "db")
+    gone, kept, elsewhere = (
+        store.create_resource(new_resource(s, name=n))
+        for s, n in ((stack, "a"), (stack, "b"), (other, "a"))
+    )
+    done = ResourceChanges(action="DELETE", status="COMPLETE")
+    for row in (gone, elsewhere):
+        store.update_resource(row.id, row.atomic_key, done)
+    running = ResourceChanges(action="DELETE", status="IN_PROGRESS")
+    store.update_resource(kept.id, kept.atomic_key, running)
+    store.set_resource_data(gone.id, "k", "v")
+    assert store.delete_deleted_resources(stack.id) == 1
+    assert [row.name for row in store.list_resources(stack.id)] == ["b"]
+    assert [row.name for row in store.list_resources(other.id)] == ["a"]
+    assert raw_text(store, "SELECT COUNT(*) FROM resource_data") == "0"
+    assert store.delete_deleted_resources(stack.id) == 0
+
+
 def test_delete_resource_takes_its_data(store: SqlStore) -> None:
     stack = make_stack(store)
     resource = store.create_resource(new_resource(stack))

@@ -125,6 +125,17 @@ def test_delete_removes_every_resource_and_the_stack(harness: Harness) -> None:
     assert {e[0] for e in events if e[1:3] == ("DELETE", "COMPLETE")} == {"a", "b", "c", "s"}
 
 
+def test_delete_keeps_what_its_template_retains(harness: Harness) -> None:
+    # A delete of "kept" would wait forever: the retained version is forgotten, not deleted.
+    forever = res("v", action_wait_secs={"delete": -1})
+    stack_id = harness.create({"kept": {**forever, "deletion_policy": "Retain"}, "gone": res()})
+    kept = harness.live(stack_id)["kept"]
+    assert harness.run(stack_id, Action.DELETE) == "DELETE_COMPLETE", harness.reason(stack_id)
+    events = harness.events(stack_id)
+    assert ("kept", "DELETE", "COMPLETE", "state changed") in events
+    assert kept.physical_resource_id is not None
+
+
 def test_a_stack_with_no_resources_completes_at_once(harness: Harness) -> None:
     stack_id = harness.create({})
     assert harness.run(stack_id, Action.DELETE) == "DELETE_COMPLETE"

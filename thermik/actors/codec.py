@@ -32,9 +32,17 @@ def parse_node(key: str) -> Node:
     return Node(int(version), kind == _UPDATE)
 
 
+#: ``json.dumps(value, default=str)`` without building an encoder per call.
+_ENCODE = json.JSONEncoder(default=str).encode
+#: Values JSON gives back as they are.
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
 def jsonable(value: Any) -> Any:
     """``value`` as JSON would give it back (anything JSON cannot hold becomes text)."""
-    return json.loads(json.dumps(value, default=str))
+    if type(value) in _PLAIN:
+        return value
+    return json.loads(_ENCODE(value))
 
 
 def _encode_key(key: AttributeKey) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from thermik.actors.stored import current_versions
 from thermik.persistence.store import Store
@@ -92,7 +92,7 @@ class StoreContext:
         resource_type: str,
         physical_id: str | None,
         *,
-        rng: random.Random,
+        rng: random.Random | Callable[[], random.Random],
         never_created: bool = False,
         software: SoftwareDeploymentServices | None = None,
         nested: NestedStackServices | None = None,
@@ -140,6 +140,9 @@ class StoreContext:
 
     @property
     def random(self) -> random.Random:
+        if not isinstance(self._rng, random.Random):
+            # Seeded on first use: seeding costs more than many a resource action.
+            self._rng = self._rng()
         return self._rng
 
     @property

@@ -195,7 +195,7 @@ class NodeWork:
         if not self._lock(Action.DELETE, ResourceChanges()):
             return
         call = self._call(plugin_cls(), props or {}, Operation.DELETE)
-        if props is None or node_rules.retained(self.plan, row):
+        if props is None or node_rules.retained(self.services, self.plan, row):
             self._complete(steps.Completed())
         else:
             self._submit(lambda: steps.start(call))
@@ -325,6 +325,7 @@ class NodeWork:
     ) -> steps.Call:
         row = self.row
         assert row is not None
+        version_id = row.id
         ctx = StoreContext(
             self.store,
             self.plan.stack,
@@ -332,7 +333,7 @@ class NodeWork:
             row.name,
             node_rules.type_of(self.plan, row),
             row.physical_resource_id,
-            rng=self.services.rng(row.id),
+            rng=lambda: self.services.rng(version_id),
             never_created=never_created,
             software=self.services.software,
             nested=self.services.nested,

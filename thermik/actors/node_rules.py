@@ -15,6 +15,7 @@ from typing import Any
 from thermik.actors import steps
 from thermik.actors.plan import TraversalPlan, plugin_class
 from thermik.actors.resolution import NodeResolution
+from thermik.actors.retention import RETAIN, read_retained
 from thermik.actors.services import Services
 from thermik.actors.stored import split_attribute_key
 from thermik.engine.messages import CheckResource
@@ -162,15 +163,21 @@ def stored_props(
         return {}
 
 
-def retained(plan: TraversalPlan, row: Resource) -> bool:
+def retained(services: Services, plan: TraversalPlan, row: Resource) -> bool:
     """Whether the version's own template says ``deletion_policy: Retain``."""
+    template_id = row.current_template_id
+    if template_id is None:
+        return False
+    if template_id == plan.template_id and plan.definition is not None:
+        found = plan.definition.resources.get(row.name)
+        return found is not None and found.deletion_policy == RETAIN
     try:
-        found = plan.definition_for(row.current_template_id)
+        names = services.retention.retained(
+            template_id, lambda: read_retained(services.store, template_id, plan.stack)
+        )
     except ThermikError:
         return False
-    if found is None or row.name not in found.resources:
-        return False
-    return found.resources[row.name].deletion_policy == "Retain"
+    return row.name in names
 
 
 def attribute_names(plugin: ResourcePlugin, referenced: Iterable[str] | None) -> list[str]:

@@ -151,6 +151,7 @@ def prepare(
     cache = DefinitionCache(lambda tid: definition_of(services, stack, tid))
     if definition is not None:
         cache.seed(stack.raw_template_id, definition)
+        services.retention.note(stack.raw_template_id, definition)
     plan = TraversalPlan(
         traversal_id=traversal_id,
         operation=record.operation,

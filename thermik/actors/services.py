@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from thermik.actors.retention import Retention
 from thermik.actors.table import ActorTable
 from thermik.actors.timers import TimerService
 from thermik.conf.settings import EngineSettings
@@ -42,6 +43,7 @@ class Services:
         settled: told the id of a stack whose actor retired (its traversal is over).
         software: the software deployment services plugins get as ``ctx.software``.
         nested: the nested-stack services plugins get as ``ctx.nested``.
+        retention: which names each stored template retains on delete.
     """
 
     store: Store
@@ -58,6 +60,8 @@ class Services:
     settled: Callable[[str], None] = lambda stack_id: None
     software: SoftwareDeploymentServices | None = None
     nested: NestedStackServices | None = None
+    #: Which names each stored template retains on delete.
+    retention: Retention = dataclasses.field(default_factory=Retention)
 
     def __post_init__(self) -> None:
         # One draw from the OS per engine: seeding each resource's generator from the OS

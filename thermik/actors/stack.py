@@ -91,6 +91,7 @@ class StackActor(PooledActor):
         self.pending: list[Command] = []
         #: The lease was released when the actor retired (its stop must not release it again).
         self.released = False
+        self._by_type: dict[type, Callable[[Any], None]] | None = None
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -290,7 +291,9 @@ class StackActor(PooledActor):
     # -- commands -----------------------------------------------------------------------------
 
     def _execute(self, command: Command) -> None:
-        handler = self._handlers().get(type(command))
+        if self._by_type is None:
+            self._by_type = self._handlers()
+        handler = self._by_type.get(type(command))
         if handler is None:
             LOG.error("stack %s: no handler for %r", self.stack_id, command)
             return

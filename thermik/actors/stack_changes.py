@@ -180,9 +180,7 @@ def purge(store: Store, stack: Stack, traversal_id: str) -> None:
             if stack.user_creds_id is not None and stack.owner_id is None:
                 store.delete_user_creds(stack.user_creds_id)
             return
-        for row in store.list_resources(stack.id):
-            if row.action == Action.DELETE.value and row.status == Status.COMPLETE.value:
-                store.delete_resource(row.id)
+        store.delete_deleted_resources(stack.id)
         previous = stack.prev_raw_template_id
         if previous is not None and previous != stack.raw_template_id:
             store.update_stack(stack.id, traversal_id, StackChanges(prev_raw_template_id=None))

@@ -11,6 +11,7 @@ serialization failure re-runs the whole transaction (tenacity).
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -88,8 +89,28 @@ class Database:
         if self._writer is None or self._writer.invalidated:
             self._close_writer()
             self._writer = self._writer_engine.connect()
-        with self._writer.begin():
-            return work(self._writer)
+        writer = self._writer
+        # Begun and ended on the driver: SQLAlchemy's transaction bookkeeping costs as much as
+        # a short write, and every resource action commits a few. A statement run through
+        # SQLAlchemy meanwhile joins the driver's transaction (see ``_begin``) and is then
+        # committed or rolled back through SQLAlchemy.
+        driver = writer.connection.driver_connection
+        _on_driver(driver, "BEGIN IMMEDIATE")
+        try:
+            result = work(writer)
+            if writer.in_transaction():
+                writer.commit()
+            elif driver.in_transaction:  # type: ignore[union-attr]
+                _on_driver(driver, "COMMIT")
+        except BaseException:
+            # The failure that got here is what the caller must see, not a failed rollback.
+            with contextlib.suppress(sqlite3.Error, exc.SQLAlchemyError):
+                if writer.in_transaction():
+                    writer.rollback()
+                elif driver.in_transaction:  # type: ignore[union-attr]
+                    _on_driver(driver, "ROLLBACK")
+            raise
+        return result
 
     def _retrying(self, work: Work[T], engine: Engine) -> T:
         retrying = tenacity.Retrying(
@@ -161,13 +182,20 @@ def _sqlite_engine(url: URL, settings: DatabaseSettings, begin: str, pool_size: 
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
-        # Straight to the driver: this runs before every transaction, on the hot path.
-        try:
-            connection.connection.driver_connection.execute(begin)  # type: ignore[union-attr]
-        except sqlite3.Error as error:
-            raise exc.OperationalError(begin, None, error) from error
+        driver = connection.connection.driver_connection
+        # The writer may have begun on the driver already (``Database._run_on_writer``).
+        if not driver.in_transaction:  # type: ignore[union-attr]
+            _on_driver(driver, begin)
 
     return engine
+
+
+def _on_driver(driver: Any, sql: str) -> None:
+    """Run a transaction statement straight on the sqlite3 connection."""
+    try:
+        driver.execute(sql)
+    except sqlite3.Error as error:
+        raise exc.OperationalError(sql, None, error) from error
 
 
 def _server_engine(url: URL, settings: DatabaseSettings) -> Engine:

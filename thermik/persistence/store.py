@@ -221,6 +221,11 @@ class ResourceStore(abc.ABC):
         """Delete a resource version and its data (no error if already gone)."""
 
     @abc.abstractmethod
+    def delete_deleted_resources(self, stack_id: str) -> int:
+        """Delete the stack's versions in ``DELETE_COMPLETE`` and their data, in one write (a
+        completed traversal's purge); how many went."""
+
+    @abc.abstractmethod
     def set_resource_metadata(
         self, resource_id: int, metadata: Mapping[str, JSON], expected_generation: int
     ) -> int:

@@ -21,6 +21,7 @@ from thermik.template.definitions import (
     ResourceDefinition,
     StackDefinition,
     build_stack,
+    deletion_policies,
     is_unresolved,
 )
 from thermik.template.environment import Environment, merge_environments, parse_environment
@@ -41,6 +42,7 @@ __all__ = [
     "StaticContext",
     "Template",
     "build_stack",
+    "deletion_policies",
     "is_unresolved",
     "merge_environments",
     "parse_environment",

@@ -8,6 +8,7 @@ references, type through the environment), outputs, and finally the dependency g
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -75,12 +76,14 @@ class StackBuilder:
         self.resource_spelling = {v: k for k, v in self.version.resource_keys.items()}
         self.output_spelling = {v: k for k, v in self.version.output_keys.items()}
         self.depends_on: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.listed: dict[tuple[Any, ...], tuple[str, ...]] = {}
 
     def reader(self, name: str, snippet: Mapping[str, Any]) -> FieldReader:
         where = self.template.path("resources", name)
         return FieldReader(self.parser, snippet, where, self.resource_spelling)
 
-    def build(self) -> StackDefinition:
+    def _enabled(self) -> dict[str, Any]:
+        """Enabled resource name -> its parsed condition; the scope learns the names."""
         conditions = {}
         for name, snippet in self.raw_resources.items():
             reader = self.reader(name, snippet)
@@ -88,6 +91,20 @@ class StackBuilder:
             if reader.enabled(condition):
                 conditions[name] = condition
         self.scope.resources = frozenset(conditions)
+        return conditions
+
+    def deletion_policies(self) -> dict[str, str]:
+        """Enabled resource name -> its canonical deletion policy, nothing else checked."""
+        policies = {}
+        for name in self._enabled():
+            reader = self.reader(name, self.raw_resources[name])
+            policy = reader.deletion_policy(self.version.deletion_policies)
+            external = reader.parsed("external_id", str) is not None
+            policies[name] = "Retain" if external else policy or "Delete"
+        return policies
+
+    def build(self) -> StackDefinition:
+        conditions = self._enabled()
         self._check_names()
         resources = {
             name: self._resource(name, self.raw_resources[name], condition)
@@ -121,6 +138,14 @@ class StackBuilder:
     def _checked_depends_on(self, name: str, reader: FieldReader) -> tuple[str, ...]:
         """The resource's ``depends_on``, checked once and shared by every resource listing the
         same names (layers of resources each depending on a whole previous layer)."""
+        listed = reader.snippet.get("depends_on")
+        if type(listed) is list:
+            # Names are interned: equal lists are cheap to recognise before any checking
+            # (a list holding something unhashable is not one checked already).
+            with contextlib.suppress(TypeError):
+                known = self.listed.get(tuple(listed))
+                if known is not None:
+                    return known
         depends_on = reader.depends_on()
         known = self.depends_on.get(depends_on)
         if known is not None:
@@ -134,6 +159,8 @@ class StackBuilder:
                     resource=name,
                 )
         self.depends_on[depends_on] = depends_on
+        if type(listed) is list:
+            self.listed[tuple(listed)] = depends_on
         return depends_on
 
     def _resource(

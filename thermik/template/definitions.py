@@ -57,10 +57,14 @@ class ResourceDefinition:
         metadata (none for an external resource)."""
         if self.external_id is not None:
             return frozenset()
-        found = set(self.depends_on)
+        return frozenset(self.depends_on).union(self.references())
+
+    def references(self) -> set[str]:
+        """Resources the properties and metadata refer to."""
+        found: set[str] = set()
         add_references(self.properties, found)
         add_references(self.metadata, found)
-        return frozenset(found)
+        return found
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
@@ -128,9 +132,17 @@ class StackDefinition:
             # Resources requiring the same names share one set (layers where every resource
             # requires a whole previous layer would otherwise hold millions of entries).
             shared: dict[frozenset[str], frozenset[str]] = {}
+            # Needs of resources that only list the same ``depends_on`` (checked once).
+            listed: dict[tuple[str, ...], frozenset[str]] = {}
             for name, defn in self.resources.items():
-                needs = frozenset(r for r in defn.requires() if r in self.resources)
-                requires[name] = shared.setdefault(needs, needs)
+                references = defn.references() if defn.external_id is None else None
+                needs = listed.get(defn.depends_on) if references == set() else None
+                if needs is None:
+                    needs = frozenset(filter(self.resources.__contains__, defn.requires()))
+                    needs = shared.setdefault(needs, needs)
+                    if references == set():
+                        listed[defn.depends_on] = needs
+                requires[name] = needs
             self._requires = requires
         return self._requires
 
@@ -260,3 +272,27 @@ def build_stack(
             strict=strict,
         )
         return builder.build()
+
+
+def deletion_policies(
+    template: Template,
+    environment: Environment | None = None,
+    identity: Identity | None = None,
+) -> Mapping[str, str]:
+    """Resource name -> deletion policy (``Delete``/``Retain``/``Snapshot``) of the enabled
+    resources of a stored (already validated) template, without building their definitions:
+    what deleting a version converged to that template needs to know."""
+    from thermik.template.builder import StackBuilder  # noqa: PLC0415 - avoids a cycle
+
+    environment = environment or Environment()
+    with collection_paused(), _depth_guard():
+        builder = StackBuilder(
+            template,
+            environment,
+            dict(environment.parameters),
+            identity or Identity(),
+            custom_constraints=None,
+            known_types=None,
+            strict=True,
+        )
+        return builder.deletion_policies()

@@ -8,6 +8,7 @@ field as the template spells it (``resources.web.depends_on`` in HOT,
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import repeat
 from typing import Any
 
 from thermik.errors import TemplateError
@@ -63,7 +64,7 @@ class FieldReader:
         value = self.snippet["depends_on"]
         if isinstance(value, str):
             return (value,)
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        if not isinstance(value, list) or not all(map(isinstance, value, repeat(str))):
             raise TemplateError(
                 "must be a resource name or a list of resource names",
                 path=self.path("depends_on"),

@@ -8,9 +8,13 @@ from collections.abc import Iterable, Mapping
 from thermik.errors import CircularDependency
 
 
-def _successors(requires: Mapping[str, Iterable[str]], node: str) -> list[str]:
-    # Reversed so that popping from the end visits names in sorted order.
-    return sorted(requires.get(node, ()), reverse=True)
+def _successors(requires: Mapping[str, Iterable[str]], node: str, done: set[str]) -> list[str]:
+    # Finished names are skipped at once (a set difference, not a visit per edge: layers of
+    # resources requiring a whole previous layer have millions of edges). Reversed so that
+    # popping from the end visits names in sorted order.
+    needs = requires.get(node, ())
+    pending = needs - done if isinstance(needs, (set, frozenset)) else set(needs) - done
+    return sorted(pending, reverse=True)
 
 
 def find_cycle(requires: Mapping[str, Iterable[str]]) -> list[str] | None:
@@ -18,28 +22,29 @@ def find_cycle(requires: Mapping[str, Iterable[str]]) -> list[str] | None:
 
     Iterative depth-first search, so deep chains do not exhaust the Python stack.
     """
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    on_path: set[str] = set()
+    done: set[str] = set()
     for root in sorted(requires):
-        if state.get(root):
+        if root in done:
             continue
         path = [root]
-        stack = [(root, _successors(requires, root))]
-        state[root] = 1
+        stack = [(root, _successors(requires, root, done))]
+        on_path.add(root)
         while stack:
             node, pending = stack[-1]
             if not pending:
                 stack.pop()
                 path.pop()
-                state[node] = 2
+                on_path.discard(node)
+                done.add(node)
                 continue
             nxt = pending.pop()
-            mark = state.get(nxt)
-            if mark == 1:
+            if nxt in on_path:
                 return path[path.index(nxt) :]
-            if mark is None:
-                state[nxt] = 1
+            if nxt not in done:
+                on_path.add(nxt)
                 path.append(nxt)
-                stack.append((nxt, _successors(requires, nxt)))
+                stack.append((nxt, _successors(requires, nxt, done)))
     return None
 
 

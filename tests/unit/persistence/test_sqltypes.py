@@ -34,3 +34,19 @@ def test_decoded_documents_equal_their_json_and_share_short_strings() -> None:
     assert small[0] is not name  # small documents decode plainly: they are not worth it
     assert decode("null") is None
     assert decode("[[1, true], null]") == [[1, True], None]
+
+
+def test_equal_lists_of_a_document_are_recognised_but_stay_separate_lists() -> None:
+    names = [f"r{i}" for i in range(600)]
+    document = {
+        "a": {"depends_on": names},
+        "b": {"depends_on": list(names)},
+        "c": [{"x": 1}, [1, 2], names[:2]],
+    }
+    decoded = decode(json.dumps(document))
+    assert decoded == document
+    first, second = decoded["a"]["depends_on"], decoded["b"]["depends_on"]
+    assert first is not second
+    assert all(a is b for a, b in zip(first, second, strict=True))
+    first.append("mine")
+    assert len(second) == len(names)

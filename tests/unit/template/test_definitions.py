@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from tests.unit.template.support import MemoryContext, make_stack
+from tests.unit.template.support import MemoryContext, hot, make_stack
 from thermik.errors import CircularDependency, FunctionError, TemplateError
-from thermik.template import Template, build_stack, is_unresolved
+from thermik.template import Identity, Template, build_stack, deletion_policies, is_unresolved
 
 NONE = "OS::Heat::None"
 
@@ -36,6 +36,23 @@ def test_resource_definition_fields() -> None:
     assert not is_unresolved(b.properties["y"])
     assert b.requires() == {"a"}
     assert b.resolved.implementation == NONE
+
+
+def test_deletion_policies_read_without_building_the_definitions() -> None:
+    body = {
+        "parameters": {"policy": {"type": "string", "default": "retain"}},
+        "conditions": {"never": False},
+        "resources": {
+            "a": {"type": NONE},
+            "b": {"type": NONE, "deletion_policy": {"get_param": "policy"}, "depends_on": "a"},
+            "e": {"type": NONE, "external_id": "uuid"},
+            "off": {"type": NONE, "condition": "never", "deletion_policy": "Retain"},
+            "s": {"type": "Unknown::Type", "deletion_policy": "snapshot"},
+        },
+    }
+    template = Template.from_document(hot(body))
+    policies = deletion_policies(template, identity=Identity(stack_name="s"))
+    assert policies == {"a": "Delete", "b": "Retain", "e": "Retain", "s": "Snapshot"}
 
 
 def test_defaults() -> None:
@@ -75,6 +92,10 @@ def test_external_id_may_not_have_depends_on() -> None:
         ),
         (
             {"type": NONE, "depends_on": {"a": 1}},
+            "resources.r.depends_on: must be a resource name or a list of resource names",
+        ),
+        (
+            {"type": NONE, "depends_on": [{"a": 1}]},
             "resources.r.depends_on: must be a resource name or a list of resource names",
         ),
         (

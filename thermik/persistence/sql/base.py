@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -17,6 +18,10 @@ from thermik.persistence.database import Database, Work
 T = TypeVar("T")
 
 Clock = Callable[[], datetime.datetime]
+
+#: Compact JSON text of a stored blob (one encoder: ``json.dumps`` with options makes one
+#: per call).
+COMPACT = json.JSONEncoder(separators=(",", ":")).encode
 
 #: Status reasons are cut here: MySQL's TEXT holds 65535 bytes, 4 per character at worst.
 MAX_REASON = 16000

@@ -11,7 +11,7 @@ from sqlalchemy import exc as sa_exc
 
 from thermik.errors import ResourceNotFound
 from thermik.persistence import crypto, dberrors
-from thermik.persistence.sql.base import SqlBase, check_length, new_id
+from thermik.persistence.sql.base import COMPACT, SqlBase, check_length, new_id
 from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.tables import PROPERTIES_DATA, RESOURCE, RESOURCE_DATA
 from thermik.persistence.store import ResourceDataStore
@@ -125,7 +125,7 @@ class SqlResourceData(SqlBase, ResourceDataStore):
         data: Mapping[str, JSON] | None,
         encrypt: bool,
     ) -> None:
-        text = None if data is None else json.dumps(data, separators=(",", ":"))
+        text = None if data is None else COMPACT(data)
         if text is not None and encrypt:
             text = self._secrets.encrypt(text, "resources", resource_id, "properties")
         now = self._clock()

@@ -12,7 +12,17 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Column, Connection, Row, bindparam, delete, insert, select, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    Row,
+    bindparam,
+    delete,
+    insert,
+    select,
+    type_coerce,
+    update,
+)
 
 from thermik.errors import GenerationConflict, LockConflict, ResourceNotFound, StackNotFound
 from thermik.persistence.resource_values import (
@@ -22,10 +32,11 @@ from thermik.persistence.resource_values import (
     Resource,
     ResourceChanges,
 )
-from thermik.persistence.sql.base import SqlBase, check_length, reason
+from thermik.persistence.sql.base import COMPACT, SqlBase, check_length, reason
 from thermik.persistence.sql.events import INSERT_EVENT, event_row
 from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.tables import PROPERTIES_DATA, RESOURCE
+from thermik.persistence.sqltypes import LONG_TEXT
 from thermik.persistence.store import ResourceStore
 from thermik.persistence.values import JSON, changed_fields
 
@@ -39,7 +50,15 @@ _HELD = HotStatement(
 _SET_METADATA = update(RESOURCE).where(
     _BY_ID, RESOURCE.c.metadata_generation == bindparam("b_generation")
 )
-_SELECT = select(RESOURCE)
+#: Rows with ``requires`` as stored text: rows listing the same versions then share one tuple,
+#: decoded once (a layer of thousands of versions each requiring the hundreds of the layer
+#: before would otherwise hold millions of separate integers).
+_SELECT = select(
+    *(
+        type_coerce(column, LONG_TEXT).label(column.name) if column.name == "requires" else column
+        for column in RESOURCE.c
+    )
+)
 _INSERT_BLOB = HotStatement(insert(PROPERTIES_DATA))
 
 
@@ -57,8 +76,17 @@ _REWRITE_BLOB = {
 }
 
 
-def to_resource(row: Row[Any]) -> Resource:
-    """A resource value from a row of the resource table."""
+def _version_ids(text: str, shared: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
+    found = shared.get(text)
+    if found is None:
+        found = shared[text] = tuple(json.loads(text))
+    return found
+
+
+def to_resource(row: Row[Any], shared: dict[str, tuple[int, ...]] | None = None) -> Resource:
+    """A resource value from a row of :data:`_SELECT` (``shared``: ``requires`` tuples
+    already decoded, by stored text)."""
+    requires = row.requires
     return Resource(
         id=row.id,
         uuid=row.uuid,
@@ -70,7 +98,9 @@ def to_resource(row: Row[Any]) -> Resource:
         action=row.action,
         status=row.status,
         status_reason=row.status_reason,
-        requires=tuple(row.requires),
+        requires=_version_ids(requires, {} if shared is None else shared)
+        if isinstance(requires, str)
+        else tuple(requires),
         replaces=row.replaces,
         replaced_by=row.replaced_by,
         current_template_id=row.current_template_id,
@@ -144,7 +174,7 @@ class _Blobs:
         found = {"properties_data_id": self.properties, "attr_data_id": self.attributes}
         return {
             column: {
-                "data": json.dumps(data, separators=(",", ":")),
+                "data": COMPACT(data),
                 "encrypted": False,
                 "created_at": now,
             }
@@ -221,7 +251,9 @@ class SqlResources(SqlBase, ResourceStore):
 
     def _select_many(self, condition: Any) -> list[Resource]:
         stmt = _SELECT.where(condition).order_by(RESOURCE.c.id)
-        return [to_resource(r) for r in self._db.read(lambda conn: conn.execute(stmt).all())]
+        shared: dict[str, tuple[int, ...]] = {}
+        rows = self._db.read(lambda conn: conn.execute(stmt).all())
+        return [to_resource(row, shared) for row in rows]
 
     def list_resources(self, stack_id: str) -> list[Resource]:
         return self._select_many(RESOURCE.c.stack_id == stack_id)
@@ -317,6 +349,14 @@ class SqlResources(SqlBase, ResourceStore):
     def delete_resource(self, resource_id: int) -> None:
         stmt = delete(RESOURCE).where(RESOURCE.c.id == resource_id)
         self._db.write(lambda conn: conn.execute(stmt))
+
+    def delete_deleted_resources(self, stack_id: str) -> int:
+        stmt = delete(RESOURCE).where(
+            RESOURCE.c.stack_id == stack_id,
+            RESOURCE.c.action == "DELETE",
+            RESOURCE.c.status == "COMPLETE",
+        )
+        return int(self._db.write(lambda conn: conn.execute(stmt).rowcount))
 
     def set_resource_metadata(
         self, resource_id: int, metadata: Mapping[str, JSON], expected_generation: int
