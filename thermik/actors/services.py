@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from thermik.actors.retention import Retention
 from thermik.actors.table import ActorTable
+from thermik.actors.threads import ActorThreads
 from thermik.actors.timers import TimerService
 from thermik.conf.settings import EngineSettings
 from thermik.persistence.store import Store
@@ -52,7 +53,7 @@ class Services:
     engine_id: str
     timers: TimerService
     executor: ThreadPoolExecutor
-    threads: ThreadPoolExecutor
+    threads: ActorThreads
     stacks: ActorTable[str] = dataclasses.field(init=False)
     resources: ActorTable[int] = dataclasses.field(init=False)
     seed: int | None = None
