@@ -43,7 +43,7 @@ _URN_NUMBERS = itertools.count(1)
 
 
 class ThreadPool(Protocol):
-    """Where a pooled actor's loop runs (:class:`~thermik.actors.threads.ActorThreads`, or
+    """Where a pooled actor's loop runs (:class:`~thermik.actors.threads.JobThreads`, or
     any executor)."""
 
     def submit(self, fn: Callable[[], Any], /) -> object:

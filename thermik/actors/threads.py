@@ -1,10 +1,11 @@
-"""The threads actor loops run on: reused, made on demand, no futures.
+"""Thread pools without futures, for the jobs of the per-resource hot path.
 
-A pooled actor's loop is one long job that ends when the actor stops; nobody waits for it, so
-the bookkeeping of :class:`concurrent.futures.ThreadPoolExecutor` (a future with its condition
-per job, a semaphore, a work item) is pure cost on the path that starts an actor for every
-resource. :class:`ActorThreads` hands a job to an idle thread through one C queue, or starts a
-thread when none is idle.
+A pooled actor's loop is one long job that ends when the actor stops, and a plugin step reports
+its outcome to its actor by message: nobody waits on either, so the bookkeeping of
+:class:`concurrent.futures.ThreadPoolExecutor` (a future with its condition per job, a
+semaphore, a work item, a Python-level queue) is pure cost on a path taken several times per
+resource. :class:`JobThreads` hands a job to an idle thread through one C queue, or starts a
+thread when none is idle and the pool is not full.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ LOG = logging.getLogger(__name__)
 _Job = Callable[[], object]
 
 
-class ActorThreads:
+class JobThreads:
     """A pool of up to ``max_threads`` threads running submitted jobs to their end."""
 
     def __init__(self, max_threads: int, name: str) -> None:
@@ -47,6 +48,8 @@ class ActorThreads:
                 self._idle -= 1
             elif self._threads < self._max_threads:
                 self._threads += 1
+                # Daemon threads, as nothing joins them: a job still running at exit is an
+                # actor loop or a plugin step, both resumable from the store.
                 threading.Thread(
                     target=self._work, name=f"{self._name}_{self._threads}", daemon=True
                 ).start()

@@ -11,13 +11,13 @@ import pykka
 import pytest
 
 from thermik.actors.table import ActorTable, PooledActor
-from thermik.actors.threads import ActorThreads
+from thermik.actors.threads import JobThreads
 
 
 class Echo(PooledActor):
     """Answers asks with what it got; retires when told to."""
 
-    def __init__(self, threads: ActorThreads, table: Any, key: str):
+    def __init__(self, threads: JobThreads, table: Any, key: str):
         super().__init__(threads)
         self.table = table
         self.key = key
@@ -38,7 +38,7 @@ class Tables:
     pykka's registry: their table is the only index)."""
 
     def __init__(self) -> None:
-        self.threads = ActorThreads(8, "pooled")
+        self.threads = JobThreads(8, "pooled")
         self.made: list[ActorTable[str]] = []
 
     def make(self) -> ActorTable[str]:
