@@ -72,6 +72,8 @@ class JobThreads:
                 job()
             except Exception:  # a job's bug must not take a shared thread with it
                 LOG.exception("%s: a job failed", self._name)
+            # An idle thread must not keep its last job (an actor and all it held) alive.
+            del job
             with self._lock:
                 if self._closed:
                     self._threads -= 1
