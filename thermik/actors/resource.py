@@ -14,12 +14,12 @@ is over.
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import contextlib
 import dataclasses
 import itertools
 import logging
 import sys
+import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
@@ -46,6 +46,8 @@ from thermik.errors import Failure, PluginError, ThermikError
 LOG = logging.getLogger(__name__)
 #: How long a clean stop waits for a running plugin step (the runtime waits 5 s per actor).
 STOP_STEP_WAIT = 3.0
+#: How often a clean stop looks whether the running plugin step ended.
+STOP_STEP_POLL = 0.01
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -65,8 +67,10 @@ class ResourceActor(PooledActor):
         self.signals: collections.deque[SignalRequest] = collections.deque()
         self.signal: SignalWork | None = None
         self._jobs = itertools.count(1)
-        #: The last step submitted (a clean stop waits for it to know where its action is).
-        self.step: concurrent.futures.Future[StepFinished[Any]] | None = None
+        #: Whether a step was submitted, and its outcome once it ran (a clean stop waits for
+        #: it to know where its action is).
+        self.stepping = False
+        self.step: StepFinished[Any] | None = None
 
     # -- the port the works use -------------------------------------------------------------
 
@@ -74,16 +78,17 @@ class ResourceActor(PooledActor):
         """Run ``step`` on the executor and report back ``StepFinished(job)``."""
         me = self.actor_ref
 
-        def run() -> StepFinished[Any]:
+        def run() -> None:
             try:
                 outcome = StepFinished(job, step())
             except Exception as error:  # plugin bugs are failures of the node, not of us
                 outcome = StepFinished(job, None, Failure.from_exception(error))
+            self.step = outcome
             with contextlib.suppress(pykka.ActorDeadError):
                 me.tell(outcome)
-            return outcome
 
-        self.step = self.services.executor.submit(run)
+        self.stepping, self.step = True, None
+        self.services.executor.submit(run)
 
     def later(self, job: int, seconds: float, *, grace: bool = False) -> TimerHandle:
         """Tell ``PollDue(job, grace)`` to this actor after ``seconds``."""
@@ -158,16 +163,20 @@ class ResourceActor(PooledActor):
         work = self.work
         if work is None:
             return
-        step = None
-        if self.step is not None:
-            with contextlib.suppress(
-                concurrent.futures.TimeoutError, concurrent.futures.CancelledError
-            ):
-                step = self.step.result(timeout=STOP_STEP_WAIT)
+        step = self._last_step()
         try:
             work.suspend(step if step is not None and step.job == work.job else None)
         except ThermikError as error:
             LOG.warning("resource version %s: left for recovery: %s", self.version_id, error)
+
+    def _last_step(self) -> StepFinished[Any] | None:
+        """The outcome of the last step, waiting up to ``STOP_STEP_WAIT`` for a running one
+        (the engine is stopping: a short poll costs nothing on the hot path, where a future
+        per step would)."""
+        deadline = time.monotonic() + STOP_STEP_WAIT
+        while self.stepping and self.step is None and time.monotonic() < deadline:
+            time.sleep(STOP_STEP_POLL)
+        return self.step
 
     def on_failure(
         self,

@@ -27,6 +27,7 @@ from thermik.actors.services import Services
 from thermik.actors.stack import StackActor
 from thermik.actors.stored import current_versions
 from thermik.actors.table import ActorTable
+from thermik.actors.threads import JobThreads
 from thermik.actors.timers import TimerHandle, TimerService
 from thermik.conf.settings import EngineSettings
 from thermik.engine.messages import CancelStack, ConvergeRequest, SignalReceived, SignalRequest
@@ -106,12 +107,8 @@ class EngineRuntime:
             settings=settings,
             engine_id=engine_id or str(uuid.uuid4()),
             timers=TimerService(),
-            executor=concurrent.futures.ThreadPoolExecutor(
-                max_workers=max(1, settings.executor_workers), thread_name_prefix="thermik-plugin"
-            ),
-            threads=concurrent.futures.ThreadPoolExecutor(
-                max_workers=MAX_ACTOR_THREADS, thread_name_prefix="thermik-actor"
-            ),
+            executor=JobThreads(max(1, settings.executor_workers), "thermik-plugin"),
+            threads=JobThreads(MAX_ACTOR_THREADS, "thermik-actor"),
             seed=seed,
             software=software,
             nested=nested,
@@ -313,8 +310,8 @@ class EngineRuntime:
             with contextlib.suppress(pykka.Timeout):
                 future.get(timeout=STOP_WAIT)
         services.timers.stop()
-        services.executor.shutdown(wait=False, cancel_futures=True)
-        services.threads.shutdown(wait=False, cancel_futures=True)
+        services.executor.shutdown()
+        services.threads.shutdown()
         try:
             services.store.deregister_engine(services.engine_id)
         except ThermikError as error:

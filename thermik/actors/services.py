@@ -10,10 +10,10 @@ import dataclasses
 import datetime
 import random
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 from thermik.actors.retention import Retention
 from thermik.actors.table import ActorTable
+from thermik.actors.threads import JobThreads
 from thermik.actors.timers import TimerService
 from thermik.conf.settings import EngineSettings
 from thermik.persistence.store import Store
@@ -51,8 +51,8 @@ class Services:
     settings: EngineSettings
     engine_id: str
     timers: TimerService
-    executor: ThreadPoolExecutor
-    threads: ThreadPoolExecutor
+    executor: JobThreads
+    threads: JobThreads
     stacks: ActorTable[str] = dataclasses.field(init=False)
     resources: ActorTable[int] = dataclasses.field(init=False)
     seed: int | None = None

@@ -10,15 +10,23 @@ actor that is stopping.
 Actors run on :class:`PooledActor` threads: a pykka actor is one thread for its whole life, and
 starting an OS thread per resource would cost more than converging it; a pooled actor's loop
 runs on a reused thread of a pool instead (pykka's documented hook for new actor kinds).
+
+A pooled actor is started and stopped once per resource and operation, so it also leaves out
+what pykka does per actor that the runtime has no use for: it is not entered in pykka's global
+``ActorRegistry`` (an :class:`ActorTable` indexes it and the runtime stops it; the registry's
+unregister is a scan of every live actor) and its URN comes from a counter under one random
+prefix instead of a fresh ``uuid4`` (a system call) each.
 """
 
 from __future__ import annotations
 
+import itertools
 import queue
+import sys
 import threading
+import uuid
 from collections.abc import Callable, Hashable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
 
 import pykka
 
@@ -29,13 +37,45 @@ if TYPE_CHECKING:
 _Key = TypeVar("_Key", bound=Hashable)
 
 
+#: Prefix of pooled actors' URNs: unique per process, so URNs stay unique across engines.
+_URN_PREFIX = f"urn:thermik-actor:{uuid.uuid4().hex}:"
+_URN_NUMBERS = itertools.count(1)
+
+
+class ThreadPool(Protocol):
+    """Where a pooled actor's loop runs (:class:`~thermik.actors.threads.JobThreads`, or
+    any executor)."""
+
+    def submit(self, fn: Callable[[], Any], /) -> object:
+        """Run ``fn`` on a thread of the pool."""
+
+
 class PooledActor(pykka.ThreadingActor):
     """A ``ThreadingActor`` whose loop runs on a thread of a shared pool, not a new thread,
     with a lighter inbox (``queue.SimpleQueue``: the C queue, no task accounting)."""
 
-    def __init__(self, threads: ThreadPoolExecutor) -> None:
-        super().__init__()
+    def __init__(self, threads: ThreadPool) -> None:
+        # What ``Actor.__init__`` sets, with a counter URN instead of a uuid4.
+        self.actor_urn = f"{_URN_PREFIX}{next(_URN_NUMBERS)}"
+        self.actor_inbox = self._create_actor_inbox()
+        self.actor_stopped = threading.Event()
+        self._actor_ref = pykka.ActorRef(self)
         self._threads = threads
+
+    @classmethod
+    def start(cls, *args: Any, **kwargs: Any) -> pykka.ActorRef[Self]:
+        """Start the actor (``Actor.start`` without the registry and its debug line)."""
+        actor = cls(*args, **kwargs)
+        actor._start_actor_loop()
+        return actor.actor_ref
+
+    def _stop(self) -> None:
+        # ``Actor._stop`` without the registry: what it does besides is this.
+        self.actor_stopped.set()
+        try:
+            self.on_stop()
+        except Exception:  # pykka logs a failing on_stop and carries on
+            self._handle_failure(*sys.exc_info())
 
     @staticmethod
     def _create_actor_inbox() -> ActorInbox:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import concurrent.futures
 import threading
 import time
 from collections.abc import Iterator
@@ -12,12 +11,13 @@ import pykka
 import pytest
 
 from thermik.actors.table import ActorTable, PooledActor
+from thermik.actors.threads import JobThreads
 
 
 class Echo(PooledActor):
     """Answers asks with what it got; retires when told to."""
 
-    def __init__(self, threads: concurrent.futures.ThreadPoolExecutor, table: Any, key: str):
+    def __init__(self, threads: JobThreads, table: Any, key: str):
         super().__init__(threads)
         self.table = table
         self.key = key
@@ -33,21 +33,39 @@ class Echo(PooledActor):
         return (self.key, message, threading.current_thread().name)
 
 
+class Tables:
+    """Makes the tables of a test and stops their actors afterwards (pooled actors are not in
+    pykka's registry: their table is the only index)."""
+
+    def __init__(self) -> None:
+        self.threads = JobThreads(8, "pooled")
+        self.made: list[ActorTable[str]] = []
+
+    def make(self) -> ActorTable[str]:
+        table: ActorTable[str] = ActorTable(lambda key: Echo.start(self.threads, table, key))
+        self.made.append(table)
+        return table
+
+    def stop(self) -> None:
+        for table in self.made:
+            for actor in table.close():
+                actor.stop(timeout=5)
+        self.threads.shutdown()
+
+
 @pytest.fixture
-def threads() -> Iterator[concurrent.futures.ThreadPoolExecutor]:
-    pool = concurrent.futures.ThreadPoolExecutor(8, thread_name_prefix="pooled")
-    yield pool
-    pykka.ActorRegistry.stop_all()
-    pool.shutdown(wait=True)
+def tables() -> Iterator[Tables]:
+    made = Tables()
+    yield made
+    made.stop()
 
 
-def test_actors_start_on_demand_on_pooled_threads(
-    threads: concurrent.futures.ThreadPoolExecutor,
-) -> None:
+def test_actors_start_on_demand_on_pooled_threads(tables: Tables) -> None:
     started: list[str] = []
     table: ActorTable[str] = ActorTable(
-        lambda key: (started.append(key), Echo.start(threads, table, key))[1]
+        lambda key: (started.append(key), Echo.start(tables.threads, table, key))[1]
     )
+    tables.made.append(table)
     assert table.tell_existing("a", "lost") is False
     key, message, thread = table.ask("a", "hi").get(timeout=5)
     assert (key, message) == ("a", "hi")
@@ -58,19 +76,15 @@ def test_actors_start_on_demand_on_pooled_threads(
     assert table.live() == ["a"]
 
 
-def test_an_idle_actor_retires_and_a_new_one_starts_later(
-    threads: concurrent.futures.ThreadPoolExecutor,
-) -> None:
-    table: ActorTable[str] = ActorTable(lambda key: Echo.start(threads, table, key))
+def test_an_idle_actor_retires_and_a_new_one_starts_later(tables: Tables) -> None:
+    table = tables.make()
     assert table.ask("a", "retire").get(timeout=5) is True
     assert "a" not in table
     assert table.ask("a", "hi").get(timeout=5)[1] == "hi"
 
 
-def test_an_actor_with_mail_waiting_does_not_retire(
-    threads: concurrent.futures.ThreadPoolExecutor,
-) -> None:
-    table: ActorTable[str] = ActorTable(lambda key: Echo.start(threads, table, key))
+def test_an_actor_with_mail_waiting_does_not_retire(tables: Tables) -> None:
+    table = tables.make()
     first = table.ask("a", "retire when mail is waiting")
     second = table.ask("a", "still here")
     assert first.get(timeout=5) is False
@@ -78,11 +92,12 @@ def test_an_actor_with_mail_waiting_does_not_retire(
     assert "a" in table
 
 
-def test_a_closed_table_starts_nothing(threads: concurrent.futures.ThreadPoolExecutor) -> None:
-    table: ActorTable[str] = ActorTable(lambda key: Echo.start(threads, table, key))
+def test_a_closed_table_starts_nothing(tables: Tables) -> None:
+    table = tables.make()
     table.tell("a", "hi")
     live = table.close()
     assert len(live) == 1
+    live[0].stop(timeout=5)
     assert len(table) == 0
     with pytest.raises(pykka.ActorDeadError):
         table.tell("b", "hi")

@@ -1,0 +1,54 @@
+"""The future-less thread pool of actor loops and plugin steps."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from thermik.actors.threads import JobThreads
+
+WAIT = 5.0
+
+
+def test_jobs_run_on_reused_threads_never_more_than_the_bound() -> None:
+    pool = JobThreads(2, "reused")
+    names: set[str] = set()
+    for _ in range(20):
+        done = threading.Event()
+        pool.submit(lambda done=done: (names.add(threading.current_thread().name), done.set()))
+        assert done.wait(WAIT)
+    pool.shutdown()
+    assert names <= {"reused_1", "reused_2"}
+
+
+def test_more_jobs_than_threads_all_run_in_turn() -> None:
+    pool = JobThreads(2, "few")
+    release = threading.Event()
+    finished = threading.Semaphore(0)
+
+    def job() -> None:
+        release.wait(WAIT)
+        finished.release()
+
+    for _ in range(6):
+        pool.submit(job)
+    release.set()
+    assert all(finished.acquire(timeout=WAIT) for _ in range(6))
+    pool.shutdown()
+
+
+def test_a_failing_job_does_not_take_its_thread_down() -> None:
+    pool = JobThreads(1, "failing")
+    pool.submit(lambda: 1 / 0)
+    done = threading.Event()
+    pool.submit(done.set)
+    assert done.wait(WAIT)
+    pool.shutdown()
+
+
+def test_no_job_is_taken_after_shutdown() -> None:
+    pool = JobThreads(1, "closed")
+    pool.shutdown()
+    with pytest.raises(RuntimeError, match="after shutdown"):
+        pool.submit(lambda: None)

@@ -1,0 +1,81 @@
+"""Thread pools without futures, for the jobs of the per-resource hot path.
+
+A pooled actor's loop is one long job that ends when the actor stops, and a plugin step reports
+its outcome to its actor by message: nobody waits on either, so the bookkeeping of
+:class:`concurrent.futures.ThreadPoolExecutor` (a future with its condition per job, a
+semaphore, a work item, a Python-level queue) is pure cost on a path taken several times per
+resource. :class:`JobThreads` hands a job to an idle thread through one C queue, or starts a
+thread when none is idle and the pool is not full.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+
+LOG = logging.getLogger(__name__)
+
+_Job = Callable[[], object]
+
+
+class JobThreads:
+    """A pool of up to ``max_threads`` threads running submitted jobs to their end."""
+
+    def __init__(self, max_threads: int, name: str) -> None:
+        self._max_threads = max_threads
+        self._name = name
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        #: Threads waiting for a job that no submit has claimed yet.
+        self._idle = 0
+        self._threads = 0
+        self._closed = False
+
+    def submit(self, job: _Job) -> None:
+        """Run ``job`` on an idle thread, or on a new one.
+
+        With every thread busy, the job waits for the first one to finish its own.
+
+        Raises:
+            RuntimeError: the pool is shut down.
+        """
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(f"{self._name}: cannot run a job after shutdown")
+            if self._idle:
+                self._idle -= 1
+            elif self._threads < self._max_threads:
+                self._threads += 1
+                # Daemon threads, as nothing joins them: a job still running at exit is an
+                # actor loop or a plugin step, both resumable from the store.
+                threading.Thread(
+                    target=self._work, name=f"{self._name}_{self._threads}", daemon=True
+                ).start()
+        self._jobs.put(job)
+
+    def shutdown(self) -> None:
+        """Refuse new jobs and let idle threads end; running jobs end by themselves."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, 0
+        for _ in range(idle):
+            self._jobs.put(None)
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            try:
+                job()
+            except Exception:  # a job's bug must not take a shared thread with it
+                LOG.exception("%s: a job failed", self._name)
+            # An idle thread must not keep its last job (an actor and all it held) alive.
+            del job
+            with self._lock:
+                if self._closed:
+                    self._threads -= 1
+                    return
+                self._idle += 1
