@@ -228,8 +228,10 @@ class EngineRuntime:
     def _notify_settled(self, stack_id: str) -> None:
         with self._settled:
             self._settled.notify_all()
-        if self._services.nested is not None:
-            self._wake_owner(stack_id)
+        if self._services.nested is not None and not self._stopped:
+            # Finding the parent reads the database: not on the retiring stack actor's thread.
+            with contextlib.suppress(RuntimeError):  # the executor is shut down: stopping
+                self._services.executor.submit(lambda: self._wake_owner(stack_id))
 
     def _wake_owner(self, stack_id: str) -> None:
         """A child stack's traversal ended: its parent resource looks at it now (the
@@ -248,6 +250,10 @@ class EngineRuntime:
                 owned = store.list_resources(stack.owner_id)
                 rows += [row for row in owned if row.name == stack.parent_resource_name]
         except NotFound:
+            return
+        except ThermikError as error:
+            # The parent's fallback poll still finds the child settled.
+            LOG.warning("stack %s settled; its parent was not woken: %s", stack_id, error)
             return
         for version_id in {row.id for row in rows}:
             self._services.resources.tell_existing(version_id, Wake())
