@@ -22,6 +22,7 @@ from typing import Any
 import pykka
 
 from thermik.actors import recovery
+from thermik.actors.collector import pace_collector
 from thermik.actors.resource import ResourceActor, Wake
 from thermik.actors.services import Services
 from thermik.actors.stack import StackActor
@@ -101,6 +102,7 @@ class EngineRuntime:
                 first attaches services that need the runtime, then calls
                 :meth:`resume_incomplete`).
         """
+        pace_collector()
         services = Services(
             store=store,
             registry=registry,

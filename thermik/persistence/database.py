@@ -2,7 +2,8 @@
 
 Every store operation is a function of a :class:`~sqlalchemy.Connection` run by
 :meth:`Database.write` or :meth:`Database.read` inside one transaction. On SQLite all writes of
-the process go through one writer connection under a lock and start with ``BEGIN IMMEDIATE``:
+the process go through one writer connection (:mod:`~thermik.persistence.sqlite_writer`, which
+batches the writes that queue up into one transaction) and start with ``BEGIN IMMEDIATE``:
 SQLite admits one writer at a time, and letting many connections race for it only produces
 ``database is locked``. Readers use their own pooled connections (WAL lets them run beside the
 writer). PostgreSQL and MariaDB run transactions in READ COMMITTED, and a deadlock or
@@ -11,9 +12,6 @@ serialization failure re-runs the whole transaction (tenacity).
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,6 +23,7 @@ from sqlalchemy.engine import URL
 from thermik.conf.settings import DatabaseSettings
 from thermik.errors import ConfigError, DatabaseUnavailable, ThermikError
 from thermik.persistence import dberrors
+from thermik.persistence.sqlite_writer import SqliteWriter, on_driver
 
 T = TypeVar("T")
 Work = Callable[[Connection], T]
@@ -51,66 +50,39 @@ class Database:
                 f"[database] connection: unsupported database {self.dialect!r} "
                 "(use sqlite, postgresql+psycopg or mysql+pymysql)"
             )
-        self._write_lock = threading.Lock() if self.dialect == "sqlite" else None
-        self._writer: Connection | None = None
+        self._writer = (
+            SqliteWriter(self._writer_engine.connect) if self.dialect == "sqlite" else None
+        )
 
     @property
     def is_sqlite(self) -> bool:
         """Whether this is the embedded SQLite database (one writer at a time)."""
         return self.dialect == "sqlite"
 
+    @property
+    def write_transactions(self) -> int | None:
+        """SQLite: how many write transactions ran so far (``None`` on the server databases)."""
+        return None if self._writer is None else self._writer.transactions
+
     def write(self, work: Work[T]) -> T:
         """Run ``work`` in one write transaction; commit if it returns, roll back if it raises."""
-        if self._write_lock is not None:
-            with self._write_lock:
-                return self._guarded(lambda: self._run_on_writer(work))
+        if self._writer is not None:
+            writer = self._writer
+            return self._guarded(lambda: writer.write(work))
         return self._retrying(work, self._writer_engine)
 
     def read(self, work: Work[T]) -> T:
         """Run ``work`` in one read transaction (a consistent snapshot on every backend)."""
-        if self._write_lock is not None:
+        if self._writer is not None:
             return self._guarded(lambda: _run_on_pool(work, self._reader_engine))
         return self._retrying(work, self._reader_engine)
 
     def dispose(self) -> None:
         """Close every connection; the database may be used again afterwards."""
-        if self._write_lock is not None:
-            with self._write_lock:
-                self._close_writer()
-        self._writer_engine.dispose()
-        self._reader_engine.dispose()
-
-    def _close_writer(self) -> None:
         if self._writer is not None:
             self._writer.close()
-            self._writer = None
-
-    def _run_on_writer(self, work: Work[T]) -> T:
-        if self._writer is None or self._writer.invalidated:
-            self._close_writer()
-            self._writer = self._writer_engine.connect()
-        writer = self._writer
-        # Begun and ended on the driver: SQLAlchemy's transaction bookkeeping costs as much as
-        # a short write, and every resource action commits a few. A statement run through
-        # SQLAlchemy meanwhile joins the driver's transaction (see ``_begin``) and is then
-        # committed or rolled back through SQLAlchemy.
-        driver = writer.connection.driver_connection
-        _on_driver(driver, "BEGIN IMMEDIATE")
-        try:
-            result = work(writer)
-            if writer.in_transaction():
-                writer.commit()
-            elif driver.in_transaction:  # type: ignore[union-attr]
-                _on_driver(driver, "COMMIT")
-        except BaseException:
-            # The failure that got here is what the caller must see, not a failed rollback.
-            with contextlib.suppress(sqlite3.Error, exc.SQLAlchemyError):
-                if writer.in_transaction():
-                    writer.rollback()
-                elif driver.in_transaction:  # type: ignore[union-attr]
-                    _on_driver(driver, "ROLLBACK")
-            raise
-        return result
+        self._writer_engine.dispose()
+        self._reader_engine.dispose()
 
     def _retrying(self, work: Work[T], engine: Engine) -> T:
         retrying = tenacity.Retrying(
@@ -185,17 +157,9 @@ def _sqlite_engine(url: URL, settings: DatabaseSettings, begin: str, pool_size: 
         driver = connection.connection.driver_connection
         # The writer may have begun on the driver already (``Database._run_on_writer``).
         if not driver.in_transaction:  # type: ignore[union-attr]
-            _on_driver(driver, begin)
+            on_driver(driver, begin)
 
     return engine
-
-
-def _on_driver(driver: Any, sql: str) -> None:
-    """Run a transaction statement straight on the sqlite3 connection."""
-    try:
-        driver.execute(sql)
-    except sqlite3.Error as error:
-        raise exc.OperationalError(sql, None, error) from error
 
 
 def _server_engine(url: URL, settings: DatabaseSettings) -> Engine:

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import Column, Connection, bindparam, delete, insert, select, update
 from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects import sqlite
 
 from thermik.errors import ResourceNotFound
 from thermik.persistence import crypto, dberrors
@@ -24,6 +25,15 @@ _UPDATE_DATA = HotStatement(
     )
 )
 _INSERT_DATA = HotStatement(insert(RESOURCE_DATA))
+_DATA_COLUMNS = ("value", "redact", "decrypt_method")
+_UPSERT = sqlite.insert(RESOURCE_DATA)
+#: SQLite: the row written whether or not the key exists, in one statement instead of two.
+_UPSERT_DATA = HotStatement(
+    _UPSERT.on_conflict_do_update(
+        index_elements=[RESOURCE_DATA.c.resource_id, RESOURCE_DATA.c.key],
+        set_={name: _UPSERT.excluded[name] for name in _DATA_COLUMNS},
+    )
+)
 
 
 def _missing(resource_id: int) -> ResourceNotFound:
@@ -47,11 +57,10 @@ class SqlResourceData(SqlBase, ResourceDataStore):
         row = {"resource_id": resource_id, "key": key, **values}
 
         def work(conn: Connection) -> None:
-            if _UPDATE_DATA.execute(conn, changed).rowcount:
-                return
             if self._db.is_sqlite:
-                # One writer at a time: nobody can insert the key between these statements.
-                _INSERT_DATA.execute(conn, row)
+                _UPSERT_DATA.execute(conn, row)
+                return
+            if _UPDATE_DATA.execute(conn, changed).rowcount:
                 return
             try:
                 with conn.begin_nested():
