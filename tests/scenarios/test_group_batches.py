@@ -34,7 +34,11 @@ def group(count: int, value: str = "v", **policy: Any) -> dict[str, Any]:
     }
     if policy:
         resource["update_policy"] = policy
-    return {"heat_template_version": HOT, "resources": {"g": resource}}
+    return {
+        "heat_template_version": HOT,
+        "parameters": {"batch": {"type": "number", "default": 1}},
+        "resources": {"g": resource},
+    }
 
 
 @pytest.fixture
@@ -90,7 +94,8 @@ def test_batch_create_creates_members_one_batch_after_another(nested: Harness) -
 def test_rolling_update_updates_one_member_at_a_time_keeping_all_in_service(
     nested: Harness,
 ) -> None:
-    policy = {"rolling_update": {"max_batch_size": 1, "min_in_service": 3}}
+    batch = {"get_param": "batch"}  # resolved against the parent stack
+    policy = {"rolling_update": {"max_batch_size": batch, "min_in_service": 3}}
     stack_id = store_stack(nested, group(3, **policy))
     assert nested.run(stack_id, Action.CREATE) == "CREATE_COMPLETE", nested.reason(stack_id)
     found = child(nested, stack_id)

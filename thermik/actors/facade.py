@@ -11,7 +11,7 @@ from typing import Any
 
 from thermik.errors import FunctionError, NotFound
 from thermik.persistence.store import Store
-from thermik.persistence.values import Stack
+from thermik.persistence.values import RawTemplate, Stack
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
 from thermik.template.context import ResolutionContext
 
@@ -35,9 +35,13 @@ def parent_definition(store: Store, stack_id: str) -> Parent | None:
     return parent.id, definition, stack.parent_resource_name
 
 
-def stack_definition(store: Store, stack: Stack) -> StackDefinition:
-    """The definition of ``stack``'s current template (functions unresolved)."""
-    raw = store.get_raw_template(stack.raw_template_id)
+def stack_definition(
+    store: Store, stack: Stack, raw: RawTemplate | None = None
+) -> StackDefinition:
+    """The definition of ``stack``'s current template (functions unresolved); ``raw`` is that
+    template when the caller read it already."""
+    if raw is None:
+        raw = store.get_raw_template(stack.raw_template_id)
     return build_stack(
         Template.from_document(raw.template, raw.files),
         Environment.from_dict(raw.environment),

@@ -269,7 +269,10 @@ class NestedStacks:
     def update_policy(self, ctx: ResourceContext) -> Mapping[str, Any]:
         """See :meth:`NestedPolicies.update_policy`."""
         stack = self.store.get_stack(ctx.stack.id)
-        definition = stack_definition(self.store, stack)
+        raw = self.store.get_raw_template(stack.raw_template_id)
+        if not _writes_update_policy(raw.template, ctx.resource_name):
+            return {}  # most resources: no need to build the stack's definition
+        definition = stack_definition(self.store, stack, raw)
         if ctx.resource_name not in definition.resources:
             return {}
         resolution = StoredResolution(self.store, stack.id)
@@ -322,6 +325,16 @@ class NestedStacks:
         return self.store.store_raw_template(
             prepared.template, prepared.environment, prepared.files, prepared.hidden_parameters
         )
+
+
+def _writes_update_policy(template: Mapping[str, Any], name: str) -> bool:
+    """Whether resource ``name`` of a HOT or CFN document has an update policy."""
+    for section, key in (("resources", "update_policy"), ("Resources", "UpdatePolicy")):
+        resources = template.get(section)
+        resource = resources.get(name) if isinstance(resources, Mapping) else None
+        if isinstance(resource, Mapping) and resource.get(key) is not None:
+            return True
+    return False
 
 
 def _child_row(
