@@ -169,8 +169,19 @@ def next_members(
 def count_batches(
     current: Members, removed: Collection[str], target: int, policy: BatchPolicy, define: Define
 ) -> int:
-    """How many batches :func:`next_members` takes from ``current`` (each assumed to work)."""
-    return sum(1 for _ in batches(current, removed, target, policy, define))
+    """How many batches a batched action from ``current`` takes, counted as Heat counts them
+    (sizes only, each batch assumed to work) to check that the pauses fit in the timeout."""
+    size = sum(1 for name in current if name not in removed)
+    done = up_to_date(current, removed, target, define)
+    count = 0
+    while needs_update(target, size, done):
+        new_size, new = next_batch(target, size, done, policy)
+        if (new_size, new) == (size, 0):
+            break  # no batch would change anything (next_members then ends the action)
+        count += 1
+        done += new - max(new_size - max(size, target), 0)
+        size = new_size
+    return count
 
 
 def batches(

@@ -14,6 +14,7 @@ sequence, as its ``concurrent`` property says).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
@@ -195,6 +196,7 @@ class ResourceGroup(BatchedGroup):
         resource_def = props["resource_def"]
         index_var = props.get("index_var") or DEFAULT_INDEX_VAR
 
+        @functools.cache  # a batch compares every member's definition more than once
         def define(name: str) -> dict[str, Any]:
             return normalised(member_definition(resource_def, name, index_var))
 
