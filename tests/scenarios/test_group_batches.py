@@ -6,17 +6,25 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pykka
 import pytest
 
-from tests.scenarios.runtime_harness import HOT, Harness, harness_on, wait_until
+from tests.scenarios.crash_engine import CRASH_SETTINGS as CRASH
+from tests.scenarios.runtime_harness import HOT, Harness, harness_on, start_runtime, wait_until
 from thermik.conf.settings import DatabaseSettings
 from thermik.engine.states import Action
 from thermik.persistence.factory import open_store
 from thermik.persistence.resource_values import EventQuery
+from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, Stack
 
 
@@ -59,18 +67,25 @@ def child(harness: Harness, stack_id: str) -> Stack | None:
 
 def member_events(harness: Harness, child_id: str) -> list[tuple[str, str, datetime.datetime]]:
     """(member, ``<action>_<status>``, time) of the child's events, oldest first."""
+    return events_of(harness.store, child_id)
+
+
+def events_of(store: Store, child_id: str) -> list[tuple[str, str, datetime.datetime]]:
     return [
         (e.resource_name, f"{e.resource_action}_{e.resource_status}", e.created_at)
-        for e in harness.store.list_events(EventQuery(child_id))
+        for e in store.list_events(EventQuery(child_id))
         if e.resource_name.isdigit()  # not the child stack's own events
     ]
 
 
 def completed(harness: Harness, child_id: str, state: str) -> list[tuple[str, float]]:
+    """(member, time) of the child's member events in ``state``, oldest first."""
+    return completed_in(harness.store, child_id, state)
+
+
+def completed_in(store: Store, child_id: str, state: str) -> list[tuple[str, float]]:
     return [
-        (name, at.timestamp())
-        for name, what, at in member_events(harness, child_id)
-        if what == state
+        (name, at.timestamp()) for name, what, at in events_of(store, child_id) if what == state
     ]
 
 
@@ -170,3 +185,59 @@ def test_a_clean_stop_during_a_pause_resumes_the_batches(sqlite_url: str) -> Non
         assert started["1"] - done[0][1] >= 1.0
         assert [e for e in again.events(stack_id) if e[2] == "FAILED"] == []
         assert again.locked(stack_id) == []
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_rolling_update_cut_by_a_dead_engine_carries_on_in_batches(sqlite_url: str) -> None:
+    """The engine is killed (SIGKILL) in the pause after the first batch; a fresh engine
+    recovers the stack and the update updates the other members one at a time, never the
+    first one again (with Heat's rule, an update that changes no property would update them
+    all at once)."""
+    policy = {"rolling_update": {"max_batch_size": 1, "pause_time": 2.0}}
+    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
+    first = store.store_raw_template(group(3, **policy), {}, {})
+    update_id = store.store_raw_template(group(3, "w", **policy), {}, {})
+    stack_id = store.create_stack(NewStack("crashy", "tenant", first)).id
+    command = [sys.executable, "-m", "tests.scenarios.crash_engine", sqlite_url, stack_id]
+    engine = subprocess.Popen(
+        [*command, str(update_id), "nested"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+
+        def first_batch_done() -> bool:
+            stacks = store.list_stack_tree(stack_id)
+            if len(stacks) < 2 or (stacks[1].action, stacks[1].status) != ("UPDATE", "COMPLETE"):
+                return False
+            return [n for n, _ in completed_in(store, stacks[1].id, "UPDATE_COMPLETE")] == ["2"]
+
+        wait_until(first_batch_done)
+    finally:
+        engine.send_signal(signal.SIGKILL)
+        engine.communicate()
+    child_id = store.list_stack_tree(stack_id)[1].id
+    runtime = start_runtime(store, seed=None, nested=True, fallback_poll=0.5, settings=CRASH)
+    try:
+        harness = Harness(store, runtime)
+        # Recovery fails the group's update and the resumed traversal updates it again, or
+        # the stack update fails and is run again: either way the update goes on.
+        state = harness.wait(stack_id, 60)
+        if state != "UPDATE_COMPLETE":
+            assert state == "UPDATE_FAILED", harness.reason(stack_id)
+            state = harness.run(stack_id, Action.UPDATE, update_id)
+        assert state == "UPDATE_COMPLETE", harness.reason(stack_id)
+        done = completed_in(store, child_id, "UPDATE_COMPLETE")
+        assert [name for name, _ in done] == ["2", "1", "0"]
+        # Still one batch after another, the pause between them.
+        started = dict(completed_in(store, child_id, "UPDATE_IN_PROGRESS"))
+        assert started["0"] - dict(done)["1"] >= 2.0
+        assert [harness.value_of(child_id, name) for name in "012"] == ["w0", "w1", "w2"]
+    finally:
+        runtime.stop()
+        pykka.ActorRegistry.stop_all()
+        store.close()
