@@ -191,6 +191,7 @@ def start_engine(
             registry,
             settings.limits,
             fallback_poll=settings.engine.nested_poll_interval,
+            default_timeout_mins=settings.engine.default_stack_timeout,
         )
         runtime = EngineRuntime.start(
             store=store,

@@ -11,6 +11,7 @@ from typing import Any
 
 from thermik.errors import FunctionError, NotFound
 from thermik.persistence.store import Store
+from thermik.persistence.values import RawTemplate, Stack
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
 from thermik.template.context import ResolutionContext
 
@@ -26,19 +27,28 @@ def parent_definition(store: Store, stack_id: str) -> Parent | None:
         if stack.owner_id is None or stack.parent_resource_name is None:
             return None
         parent = store.get_stack(stack.owner_id, show_deleted=True)
-        raw = store.get_raw_template(parent.raw_template_id)
+        definition = stack_definition(store, parent)
     except NotFound:
         return None
-    definition = build_stack(
-        Template.from_document(raw.template, raw.files),
-        Environment.from_dict(raw.environment),
-        None,
-        Identity(stack_name=parent.name, stack_id=parent.id, project_id=parent.tenant),
-        strict=False,
-    )
     if stack.parent_resource_name not in definition.resources:
         return None
     return parent.id, definition, stack.parent_resource_name
+
+
+def stack_definition(
+    store: Store, stack: Stack, raw: RawTemplate | None = None
+) -> StackDefinition:
+    """The definition of ``stack``'s current template (functions unresolved); ``raw`` is that
+    template when the caller read it already."""
+    if raw is None:
+        raw = store.get_raw_template(stack.raw_template_id)
+    return build_stack(
+        Template.from_document(raw.template, raw.files),
+        Environment.from_dict(raw.environment),
+        None,
+        Identity(stack_name=stack.name, stack_id=stack.id, project_id=stack.tenant),
+        strict=False,
+    )
 
 
 def facade(found: Parent | None, key: str, parent_ctx: ResolutionContext) -> Any:

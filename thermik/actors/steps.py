@@ -120,7 +120,8 @@ def poll(call: Call, progress: Progress | None) -> Pending | Completed:
     if result is True:
         return attribute_values(call)
     if isinstance(result, PollAfter):
-        return Pending(progress, max(0.0, result.seconds))
+        moved = progress if result.progress is None else result.progress
+        return Pending(moved, max(0.0, result.seconds))
     if result is False:
         return Pending(progress, None)
     raise PluginError(f"check of {call.operation.value} returned {result!r}, not a bool")

@@ -3,9 +3,10 @@
 Heat's ``Stack.validate()``: each resource's type must exist, its properties must fit the
 plugin's schema (values that need runtime data, such as ``get_attr``, are checked once they
 are known), the plugin's own cross-property checks must pass, template resources are checked
-as the nested stacks they become, group types' member definitions are checked as the members
-they become (errors name the group's property), and the whole tree must stay within
-``max_resources_per_stack`` and ``max_nested_stack_depth``.
+as the nested stacks they become, update policies must fit the type's update-policy schema,
+group types' member definitions are checked as the members they become (errors name the
+group's property), and the whole tree must stay within ``max_resources_per_stack`` and
+``max_nested_stack_depth``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from thermik.conf.settings import LimitSettings
 from thermik.errors import PropertyError, TemplateTooLarge, ThermikError
 from thermik.resources import CustomValidator, Props, Registry, ResourcePlugin, ValidationContext
 from thermik.resources.nested_group import MemberCheck, NestedGroup
+from thermik.resources.properties import validate_properties
 from thermik.resources.template_resource import TemplateResource
 from thermik.template import (
     Environment,
@@ -158,6 +160,7 @@ class _Checker:
         plugin = self.registry.get(resource.resolved.implementation, resource=name)
         values = static_properties(definition, name, lenient=self.lenient)
         props = self.properties(plugin, values, ("resources", name, "properties"))
+        self.update_policy(definition, plugin, resource)
         try:
             self.validate(plugin, props)
             return self.group(definition, plugin, props, depth)
@@ -169,6 +172,26 @@ class _Checker:
     ) -> dict[str, Any]:
         return plugin.check_properties(
             values, unresolved=unresolved, custom_constraints=self.custom, path=where
+        )
+
+    def update_policy(
+        self,
+        definition: StackDefinition,
+        plugin: type[ResourcePlugin],
+        resource: ResourceDefinition,
+    ) -> None:
+        """Check the resource's ``update_policy`` against the type's schema (types without one
+        ignore it)."""
+        if not plugin.update_policy_schema or resource.update_policy is None:
+            return
+        values = static_value(definition, resource.update_policy, lenient=self.lenient)
+        if unresolved(values):
+            return
+        validate_properties(
+            plugin.update_policy_schema,
+            values,
+            unresolved=unresolved,
+            path=("resources", resource.name, "update_policy"),
         )
 
     def validate(self, plugin: type[ResourcePlugin], props: Props) -> None:

@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from thermik.actors.facade import stack_definition
 from thermik.actors.runtime import ConvergeRequest
 from thermik.actors.stored import StoredResolution
 from thermik.conf.settings import LimitSettings
@@ -39,6 +40,9 @@ from thermik.resources.nested_services import (
 )
 from thermik.template import Environment, Identity, Template
 from thermik.template.registry import ResolvedType
+
+#: Minutes a stack that sets no timeout has (the ``default_stack_timeout`` default).
+DEFAULT_TIMEOUT_MINS = 60
 
 #: Operations a parent may start on its child with :meth:`NestedStacks.act`.
 _ACTS = {
@@ -63,10 +67,13 @@ class NestedStacks:
         limits: LimitSettings,
         *,
         fallback_poll: float = DEFAULT_FALLBACK_POLL,
+        default_timeout_mins: int = DEFAULT_TIMEOUT_MINS,
     ) -> None:
         self.store = store
         self.registry = registry
         self.limits = limits
+        #: A stack's timeout when it sets none (``default_stack_timeout``).
+        self.default_timeout_mins = default_timeout_mins
         #: Seconds between the safety-net polls of a running child (see ``fallback_poll``).
         self.fallback_poll = fallback_poll
         self._runtime: Runtime | None = None
@@ -257,6 +264,33 @@ class NestedStacks:
         Protocol: template resources use it for ``get_attr: [r, resource.<name>, <attr>]``)."""
         return dict(StoredResolution(self.store, stack_id).all_attributes(name))
 
+    # -- what groups batch by (NestedPolicies) ---------------------------------------------
+
+    def update_policy(self, ctx: ResourceContext) -> Mapping[str, Any]:
+        """See :meth:`NestedPolicies.update_policy`."""
+        stack = self.store.get_stack(ctx.stack.id)
+        raw = self.store.get_raw_template(stack.raw_template_id)
+        if not _writes_update_policy(raw.template, ctx.resource_name):
+            return {}  # most resources: no need to build the stack's definition
+        definition = stack_definition(self.store, stack, raw)
+        if ctx.resource_name not in definition.resources:
+            return {}
+        resolution = StoredResolution(self.store, stack.id)
+        return definition.resolve_update_policy(ctx.resource_name, resolution)
+
+    def stack_timeout(self, ctx: ResourceContext) -> float:
+        """See :meth:`NestedPolicies.stack_timeout`."""
+        minutes = self.store.get_stack(ctx.stack.id).timeout_mins or self.default_timeout_mins
+        return float(minutes) * 60
+
+    def resource_definitions(
+        self, ctx: ResourceContext, stack_id: str
+    ) -> Mapping[str, Mapping[str, Any]]:
+        """See :meth:`NestedPolicies.resource_definitions`."""
+        child = self.store.get_stack(stack_id, show_deleted=True)
+        resources = self.store.get_raw_template(child.raw_template_id).template.get("resources")
+        return dict(resources) if isinstance(resources, Mapping) else {}
+
     # -- helpers ------------------------------------------------------------------------------
 
     def _prepare(
@@ -291,6 +325,16 @@ class NestedStacks:
         return self.store.store_raw_template(
             prepared.template, prepared.environment, prepared.files, prepared.hidden_parameters
         )
+
+
+def _writes_update_policy(template: Mapping[str, Any], name: str) -> bool:
+    """Whether resource ``name`` of a HOT or CFN document has an update policy."""
+    for section, key in (("resources", "update_policy"), ("Resources", "UpdatePolicy")):
+        resources = template.get(section)
+        resource = resources.get(name) if isinstance(resources, Mapping) else None
+        if isinstance(resource, Mapping) and resource.get(key) is not None:
+            return True
+    return False
 
 
 def _child_row(

@@ -5,17 +5,22 @@ attributes from :class:`~thermik.resources.nested_group.NestedGroup`. Both types
 attributes beyond their schema (``resource.<n>``, ``resource.<n>.<attr>``, and any member
 attribute as a list), so ``dynamic_attributes`` is set.
 
-The ``rolling_update`` and ``batch_create`` update policies are accepted but not honoured (the
-engine does not hand update policies to plugins): every member is created or updated at once.
+``ResourceGroup`` honours its ``batch_create`` and ``rolling_update`` update policies (members
+created or updated ``max_batch_size`` at a time, ``pause_time`` seconds apart, keeping
+``min_in_service`` members in service): see :mod:`thermik.resources.batched_group`.
+``ResourceChain`` has no update policy: its members are created and updated together (or in
+sequence, as its ``concurrent`` property says).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from thermik.errors import NotFound, PropertyError
+from thermik.resources.batched_group import BatchedGroup, Target, normalised
 from thermik.resources.constraints import AllowedValues, Length, Range
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.group_templates import (
@@ -78,7 +83,7 @@ def batch_schema(*, with_min_in_service: bool, version: str) -> PropertySchema:
     return PropertySchema(Type.MAP, schema=entries, support_status=SupportStatus(version=version))
 
 
-class ResourceGroup(NestedGroup):
+class ResourceGroup(BatchedGroup):
     """``OS::Heat::ResourceGroup``: ``count`` copies of one resource definition."""
 
     support_status = SupportStatus(version="2014.1")
@@ -185,6 +190,17 @@ class ResourceGroup(NestedGroup):
             ("properties", "resource_def", "properties"),
         )
         return [check], count if isinstance(count, int) else 1
+
+    def target(self, ctx: ResourceContext, props: Props) -> Target:
+        """``count`` members, never one of the names removed so far."""
+        resource_def = props["resource_def"]
+        index_var = props.get("index_var") or DEFAULT_INDEX_VAR
+
+        @functools.cache  # a batch compares every member's definition more than once
+        def define(name: str) -> dict[str, Any]:
+            return normalised(member_definition(resource_def, name, index_var))
+
+        return Target(props["count"], frozenset(removed_names(ctx)), define)
 
     def build_child(self, ctx: ResourceContext, props: Props) -> Mapping[str, Any]:
         """The members' template, after recording the names the removal policies remove."""

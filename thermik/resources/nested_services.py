@@ -168,6 +168,29 @@ class NestedBatchReads(Protocol):
         ...
 
 
+@runtime_checkable
+class NestedPolicies(Protocol):
+    """Optional reads a group needs to run its members in batches, which services may offer
+    (without them a group creates and updates every member at once).
+    """
+
+    def update_policy(self, ctx: ResourceContext) -> Mapping[str, Any]:
+        """The ``update_policy`` of ``ctx``'s resource as the stack's current template writes
+        it, resolved (empty when it has none)."""
+        ...
+
+    def stack_timeout(self, ctx: ResourceContext) -> float:
+        """Seconds ``ctx``'s stack has for an operation (its timeout, else the default)."""
+        ...
+
+    def resource_definitions(
+        self, ctx: ResourceContext, stack_id: str
+    ) -> Mapping[str, Mapping[str, Any]]:
+        """The child's resource definitions as its current template writes them, in template
+        order."""
+        ...
+
+
 class NestedContext(ResourceContext, Protocol):
     """A resource context that offers the nested-stack services."""
 

@@ -75,7 +75,7 @@ class NestedStackResource(ResourcePlugin):
         self, ctx: ResourceContext, props: Props, progress: Progress | None
     ) -> CheckResult:
         """Whether the child's create ended (its failure is the resource's)."""
-        return self._settled(ctx, "CREATE")
+        return self.settled(ctx, "CREATE")
 
     def update(
         self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]
@@ -88,18 +88,27 @@ class NestedStackResource(ResourcePlugin):
             stack_id = services.create(ctx, self.nested(ctx, new_props))
             ctx.set_physical_id(stack_id)
             return Progress({_ACTION: "CREATE"})
-        services.update(ctx, stack_id, self.nested(ctx, new_props))
+        return self.update_child(ctx, stack_id, new_props)
+
+    def update_child(self, ctx: ResourceContext, stack_id: str, props: Props) -> Progress:
+        """Start updating the existing child ``stack_id`` to what ``props`` define."""
+        self.start_update(ctx, stack_id, self.nested(ctx, props))
+        return Progress({_ACTION: "UPDATE"})
+
+    @staticmethod
+    def start_update(ctx: ResourceContext, stack_id: str, nested: NestedTemplate) -> None:
+        """Start updating the existing child ``stack_id`` to ``nested``."""
+        nested_services(ctx).update(ctx, stack_id, nested)
         if ctx.physical_id != stack_id:
             # Known only from the resource data: a create was interrupted before it ended.
             ctx.set_physical_id(stack_id)
-        return Progress({_ACTION: "UPDATE"})
 
     def check_update_complete(
         self, ctx: ResourceContext, props: Props, progress: Progress | None
     ) -> CheckResult:
         """Whether the child's update (or create) ended."""
         action = progress.state.get(_ACTION, "UPDATE") if progress is not None else "UPDATE"
-        return self._settled(ctx, str(action))
+        return self.settled(ctx, str(action))
 
     def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Start deleting the child (none, or gone already: nothing to do)."""
@@ -115,7 +124,7 @@ class NestedStackResource(ResourcePlugin):
         """Whether the child is gone."""
         if progress is None:
             return True
-        return self._settled(ctx, "DELETE")
+        return self.settled(ctx, "DELETE")
 
     def suspend(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Suspend the child."""
@@ -125,7 +134,7 @@ class NestedStackResource(ResourcePlugin):
         self, ctx: ResourceContext, props: Props, progress: Progress | None
     ) -> CheckResult:
         """Whether the child is suspended."""
-        return progress is None or self._settled(ctx, "SUSPEND")
+        return progress is None or self.settled(ctx, "SUSPEND")
 
     def resume(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Resume the child."""
@@ -135,7 +144,7 @@ class NestedStackResource(ResourcePlugin):
         self, ctx: ResourceContext, props: Props, progress: Progress | None
     ) -> CheckResult:
         """Whether the child is resumed."""
-        return progress is None or self._settled(ctx, "RESUME")
+        return progress is None or self.settled(ctx, "RESUME")
 
     def check(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Check the child's resources."""
@@ -145,7 +154,7 @@ class NestedStackResource(ResourcePlugin):
         self, ctx: ResourceContext, props: Props, progress: Progress | None
     ) -> CheckResult:
         """Whether the child's check ended."""
-        return progress is None or self._settled(ctx, "CHECK")
+        return progress is None or self.settled(ctx, "CHECK")
 
     def snapshot(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Snapshot the child."""
@@ -155,7 +164,7 @@ class NestedStackResource(ResourcePlugin):
         self, ctx: ResourceContext, props: Props, progress: Progress | None
     ) -> CheckResult:
         """Whether the child's snapshot ended."""
-        return progress is None or self._settled(ctx, "SNAPSHOT")
+        return progress is None or self.settled(ctx, "SNAPSHOT")
 
     def cancel(self, ctx: ResourceContext, props: Props, operation: Operation) -> None:
         """Stop the child's running operation (without rollback: the parent decides)."""
@@ -197,7 +206,12 @@ class NestedStackResource(ResourcePlugin):
         nested_services(ctx).act(ctx, stack_id, action)
         return Progress({_ACTION: action})
 
-    def _settled(self, ctx: ResourceContext, action: str) -> CheckResult:
+    def settled(self, ctx: ResourceContext, action: str) -> CheckResult:
+        """True when the child's ``action`` completed, a poll hint while it runs.
+
+        Raises:
+            PluginError: the child failed, is gone, or ended another action.
+        """
         services = nested_services(ctx)
         stack_id = child_stack_id(ctx)
         if stack_id is None:

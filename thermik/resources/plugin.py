@@ -10,7 +10,8 @@ have the same shape):
    (or ``None`` when it finished at once).
 2. The engine calls ``check_create_complete(ctx, props, progress)`` until it returns True. It
    returns False or :class:`PollAfter` while waiting, and must never block on slow I/O: the
-   actor shell schedules the next poll (with backoff, or after the plugin's hint).
+   actor shell schedules the next poll (with backoff, or after the plugin's hint). A
+   :class:`PollAfter` may carry a new progress, which later polls receive instead.
 3. Any :class:`~thermik.errors.ThermikError` raised by a step fails the action with that message
    as the status reason (plugins raise :class:`~thermik.errors.PluginError` for their own
    failures); any other exception is a plugin bug and fails the action the same way.
@@ -72,9 +73,15 @@ class Progress:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class PollAfter:
-    """Not complete yet; poll again after about ``seconds`` (a hint, not a promise)."""
+    """Not complete yet; poll again after about ``seconds`` (a hint, not a promise).
+
+    ``progress``, when given, replaces the action's :class:`Progress` from then on: the next
+    poll receives it, and a clean stop records it (an action that moves through stages, such
+    as a group's batches, says which stage it reached).
+    """
 
     seconds: float
+    progress: Progress | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ import pytest
 from tests.unit.resources.harness import Context
 from thermik.actors import steps
 from thermik.errors import PluginError, PropertyError
-from thermik.resources import Progress, Props, ResourcePlugin
+from thermik.resources import CheckResult, PollAfter, Progress, Props, ResourcePlugin
 from thermik.resources.plugin import Operation
 from thermik.resources.test_resource import TestResource
 
@@ -63,6 +63,31 @@ def test_a_check_that_answers_nonsense_fails_clearly() -> None:
     confused = steps.Call(Confused(), Context(), {}, Operation.CREATE)  # type: ignore[arg-type]
     with pytest.raises(PluginError, match="check of CREATE returned 'maybe'"):
         steps.start(confused)
+
+
+class Staged(ResourcePlugin):
+    """Two stages: the check moves the progress on, then completes."""
+
+    def create(self, ctx: Any, props: Props) -> Progress | None:
+        return Progress({"stage": 1})
+
+    def check_create_complete(
+        self, ctx: Any, props: Props, progress: Progress | None
+    ) -> CheckResult:
+        assert progress is not None
+        if progress.state["stage"] == 1:
+            return PollAfter(3, Progress({"stage": 2}))
+        return PollAfter(4) if progress.state.get("waited") is None else True
+
+
+def test_a_poll_hint_may_move_the_progress_on() -> None:
+    staged = steps.Call(Staged(), Context(), {}, Operation.CREATE)  # type: ignore[arg-type]
+    first = steps.start(staged)
+    assert first == steps.Pending(Progress({"stage": 2}), 3)
+    # A hint without a progress keeps the one the action has.
+    assert steps.poll(staged, first.progress) == steps.Pending(Progress({"stage": 2}), 4)
+    done = steps.poll(staged, Progress({"stage": 2, "waited": True}))
+    assert isinstance(done, steps.Completed)
 
 
 class Picky(ResourcePlugin):

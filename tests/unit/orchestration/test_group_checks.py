@@ -31,7 +31,10 @@ def check(
     template = Template.from_document(
         {
             "heat_template_version": "2018-08-31",
-            "parameters": {"n": {"type": "number", "default": 2}},
+            "parameters": {
+                "n": {"type": "number", "default": 2},
+                "zero": {"type": "number", "default": 0},
+            },
             "resources": {"other": {"type": "OS::Heat::TestResource"}, "g": resource},
         },
         {"member.yaml": MEMBER},
@@ -132,3 +135,47 @@ def test_every_chain_member_is_checked() -> None:
     assert str(error.value).startswith("resources.g.properties.resource_properties.length")
     with pytest.raises(PropertyError, match=r"resources\.g\.properties\.resources\[0\]"):
         check(chain([7]))
+
+
+def with_policy(policy: Any) -> dict[str, Any]:
+    return {**group({"type": "OS::Heat::TestResource"}), "update_policy": policy}
+
+
+@pytest.mark.parametrize(
+    ("policy", "message"),
+    [
+        (
+            {"rolling_update": {"max_batch_size": 0}},
+            r"^resources\.g\.update_policy\.rolling_update\.max_batch_size: 0 is out of range",
+        ),
+        (
+            {"rolling_update": {"min_in_service": -1}},
+            r"^resources\.g\.update_policy\.rolling_update\.min_in_service: -1 is out of range",
+        ),
+        (
+            {"batch_create": {"pause_time": "soon"}},
+            r"^resources\.g\.update_policy\.batch_create\.pause_time: .*soon",
+        ),
+        (
+            {"batch_create": {"min_in_service": 1}},
+            r"^resources\.g\.update_policy\.batch_create: Unknown Property min_in_service",
+        ),
+        ({"rolling_updates": {}}, r"^resources\.g\.update_policy: Unknown Property rolling_upd"),
+    ],
+)
+def test_a_bad_update_policy_is_refused_naming_its_path(policy: Any, message: str) -> None:
+    with pytest.raises(PropertyError, match=message):
+        check(with_policy(policy))
+
+
+def test_a_valid_update_policy_with_parameters_passes() -> None:
+    check(
+        with_policy(
+            {
+                "rolling_update": {"max_batch_size": {"get_param": "n"}, "pause_time": "1.5"},
+                "batch_create": {},
+            }
+        )
+    )
+    with pytest.raises(PropertyError, match=r"rolling_update\.max_batch_size: 0 is out"):
+        check(with_policy({"rolling_update": {"max_batch_size": {"get_param": "zero"}}}))

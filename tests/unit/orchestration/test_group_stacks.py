@@ -207,6 +207,22 @@ def test_an_unknown_member_type_is_refused_before_anything_is_stored(
         service.create_stack(CTX, request(template=template))
 
 
+def test_a_bad_update_policy_is_refused_before_anything_is_stored(
+    service: Orchestrator,
+) -> None:
+    template = group_template(2)
+    template["resources"]["group"]["update_policy"] = {"rolling_update": {"max_batch_size": 0}}
+    stack = service.create_stack(CTX, request(template=group_template(2)))
+    settle(service, stack)
+    path = r"^resources\.group\.update_policy\.rolling_update\.max_batch_size: 0 is out of"
+    with pytest.raises(InvalidInput, match=path):
+        service.create_stack(CTX, request(name="s2", template=template))
+    with pytest.raises(InvalidInput, match=path):
+        service.update_stack(CTX, stack, StackUpdate(StackRequest(name="s1", template=template)))
+    view = settle(service, stack)
+    assert (view.action, view.status) == ("CREATE", "COMPLETE")
+
+
 MEMBER = """\
 heat_template_version: 2018-08-31
 parameters:

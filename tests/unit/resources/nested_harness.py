@@ -43,6 +43,10 @@ class MemoryNested:
         self.calls: list[tuple[str, str]] = []
         #: Every read of members' references or attributes, as (method, stack id).
         self.reads: list[tuple[str, str]] = []
+        #: What the parent's template says as its ``update_policy``.
+        self.policy: dict[str, Any] = {}
+        #: The parent stack's timeout, in seconds.
+        self.timeout = 3600.0
         self._ids = itertools.count(1)
 
     def settle(self, stack_id: str, status: str = COMPLETE, reason: str = "") -> None:
@@ -91,6 +95,17 @@ class MemoryNested:
 
     def outputs(self, ctx: ResourceContext, stack_id: str) -> Mapping[str, Any]:
         return {}
+
+    def update_policy(self, ctx: ResourceContext) -> Mapping[str, Any]:
+        return self.policy
+
+    def stack_timeout(self, ctx: ResourceContext) -> float:
+        return self.timeout
+
+    def resource_definitions(
+        self, ctx: ResourceContext, stack_id: str
+    ) -> Mapping[str, Mapping[str, Any]]:
+        return self.members(stack_id)
 
     def resource_names(self, ctx: ResourceContext, stack_id: str) -> Sequence[str]:
         return list(self.members(stack_id))
