@@ -18,7 +18,7 @@ from thermik.persistence.sql.tables import EVENT, JOIN_ARRIVAL
 from thermik.persistence.store import EventStore
 
 INSERT_EVENT = HotStatement(insert(EVENT))
-_INSERT_ARRIVAL = HotStatement(insert(JOIN_ARRIVAL))
+INSERT_ARRIVAL = HotStatement(insert(JOIN_ARRIVAL))
 _ARRIVALS = select(
     JOIN_ARRIVAL.c.traversal_id, JOIN_ARRIVAL.c.node, JOIN_ARRIVAL.c.sender, JOIN_ARRIVAL.c.payload
 )
@@ -60,7 +60,7 @@ def _no_stack(stack_id: str) -> Callable[[], StackNotFound]:
     return lambda: StackNotFound(f"stack {stack_id} not found", stack=stack_id)
 
 
-def _arrival_row(stack_id: str, arrival: JoinArrival, now: datetime.datetime) -> dict[str, Any]:
+def arrival_row(stack_id: str, arrival: JoinArrival, now: datetime.datetime) -> dict[str, Any]:
     check_length("node", arrival.node, 255)
     check_length("sender", arrival.sender, 255)
     return {
@@ -144,11 +144,11 @@ class SqlEvents(SqlBase, EventStore):
         if not arrivals:
             return
         now = self._clock()
-        rows = [_arrival_row(stack_id, arrival, now) for arrival in arrivals]
+        rows = [arrival_row(stack_id, arrival, now) for arrival in arrivals]
 
         def work(conn: Connection) -> None:
             for row in rows:
-                _INSERT_ARRIVAL.execute(conn, row)
+                INSERT_ARRIVAL.execute(conn, row)
 
         self._write_referring(work, _no_stack(stack_id))
 
