@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import uuid
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -12,6 +11,7 @@ from sqlalchemy import Connection, Row, and_, delete, insert, select
 
 from thermik.errors import InvalidRequest, StackNotFound
 from thermik.persistence.resource_values import Event, EventQuery, JoinArrival, NewEvent
+from thermik.persistence.row_ids import row_uuid
 from thermik.persistence.sql.base import SqlBase, check_length, reason
 from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.tables import EVENT, JOIN_ARRIVAL
@@ -43,7 +43,7 @@ def event_row(new: NewEvent, now: datetime.datetime) -> dict[str, Any]:
     """The row of the event table that records ``new`` at ``now``."""
     check_length("resource_name", new.resource_name, 255)
     return {
-        "uuid": str(uuid.uuid4()),
+        "uuid": row_uuid(),
         "stack_id": new.stack_id,
         "resource_name": new.resource_name,
         "resource_action": new.resource_action,

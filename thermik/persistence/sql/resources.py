@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -33,6 +32,7 @@ from thermik.persistence.resource_values import (
     Resource,
     ResourceChanges,
 )
+from thermik.persistence.row_ids import row_uuid
 from thermik.persistence.sql.base import COMPACT, SqlBase, check_length, reason
 from thermik.persistence.sql.events import INSERT_ARRIVAL, INSERT_EVENT, arrival_row, event_row
 from thermik.persistence.sql.hot import HotStatement
@@ -128,7 +128,7 @@ def _new_row(new: NewResource, now: datetime.datetime) -> dict[str, Any]:
     check_length("name", new.name, 255)
     check_length("resource_type", new.resource_type, 255)
     return {
-        "uuid": str(uuid.uuid4()),
+        "uuid": row_uuid(),
         "stack_id": new.stack_id,
         "root_stack_id": new.root_stack_id,
         "name": new.name,
