@@ -406,6 +406,24 @@ def test_unlock_steals_from_a_dead_engine(store: SqlStore) -> None:
     assert store.get_resource(resource.id).engine_id is None
 
 
+def test_a_node_result_is_recorded_with_the_state_that_ends_it(store: SqlStore) -> None:
+    stack = make_stack(store)
+    resource = store.create_resource(new_resource(stack))
+    key = store.lock_resource(resource.id, "e1", 0)
+    first = JoinArrival("T", "n1", "n1", {"ref": "vm-1"})
+    with pytest.raises(LockConflict):
+        store.unlock_resource(resource.id, "e2", key, arrival=first)
+    assert store.list_traversal_arrivals("T") == []
+    key = store.unlock_resource(
+        resource.id, "e1", key, ResourceChanges(status="COMPLETE"), arrival=first
+    )
+    # Without an event the arrival is recorded for the row's own stack all the same.
+    second = JoinArrival("T", "n1", "n1", None)
+    store.update_resource(resource.id, key, ResourceChanges(), arrival=second)
+    assert store.list_traversal_arrivals("T") == [first, second]
+    assert store.delete_arrivals(stack.id) == 2
+
+
 def test_replacement_links_versions(store: SqlStore) -> None:
     stack = make_stack(store)
     old = store.create_resource(new_resource(stack))

@@ -19,7 +19,7 @@ import enum
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from thermik.actors import node_rules, rows, steps, suspension
+from thermik.actors import codec, node_rules, rows, steps, suspension
 from thermik.actors.context import StoreContext
 from thermik.actors.plan import TraversalPlan
 from thermik.actors.services import Services
@@ -29,6 +29,7 @@ from thermik.engine.messages import (
     AttributeKey,
     Event,
     NodeData,
+    PersistNodeResult,
     ResourceDone,
     ResourceFailed,
     ResourceNeedsReplacement,
@@ -38,7 +39,7 @@ from thermik.engine.messages import (
 from thermik.engine.operations import NodeAction
 from thermik.engine.states import RESOURCE, Action, State, Status, check_transition
 from thermik.errors import Failure, LockConflict, ThermikError
-from thermik.persistence.resource_values import Resource, ResourceChanges
+from thermik.persistence.resource_values import JoinArrival, Resource, ResourceChanges
 from thermik.resources.plugin import Operation, Progress, Props, ResourcePlugin
 
 #: Backoff of polls the plugin gives no hint for, and of lock retries: first, factor, cap.
@@ -526,32 +527,50 @@ class NodeWork:
         stored = None
         if self.check.node.is_update and result.attributes is not None:
             stored = {**result.attributes, REFERENCE_ID_KEY: result.reference_id}
+        # The state the row is left in: the lock's action completed, or as it was.
+        state = State(Action(row.action), Status.COMPLETE) if self.locked else rows.state_of(row)
+        data = None if stored is None else self._node_data(row, state, result)
+        # Recorded with the final state: the stack then dispatches what it enables at once.
+        arrival = None if self.reported else self._arrival(data)
         if self.locked:
             status, reason = Status.COMPLETE, rows.STATE_CHANGED
             self.row = rows.unlock(
-                self.store, row, engine, status, reason, changes, attributes=stored
+                self.store,
+                row,
+                engine,
+                status,
+                reason,
+                changes,
+                attributes=stored,
+                arrival=arrival,
             )
             self.locked = False
         else:
             try:
-                self.row = rows.respect(self.store, row, changes, attributes=stored)
+                self.row = rows.respect(
+                    self.store, row, changes, attributes=stored, arrival=arrival
+                )
             except LockConflict:
                 self._lock_lost()
                 return
-        data = None if stored is None else self._node_data(result)
         if not self.reported:
-            self._reply(ResourceDone(self.check.node, self.check.traversal_id, data))
+            check = self.check
+            self._reply(ResourceDone(check.node, check.traversal_id, data, recorded=True))
         self._end()
 
-    def _node_data(self, result: steps.Completed) -> NodeData:
-        row = self.row
-        assert row is not None
+    def _arrival(self, data: NodeData | None) -> JoinArrival:
+        check = self.check
+        return codec.arrival(
+            PersistNodeResult(check.traversal_id, check.joins_as, check.node, data)
+        )
+
+    def _node_data(self, row: Resource, state: State, result: steps.Completed) -> NodeData:
         assert result.attributes is not None
         wanted = self.plan.referenced.get(row.name, ())
         found = result.attributes
         names = found if wanted is None else [name for name in wanted if name in found]
         values: dict[AttributeKey, object] = {name: found[name] for name in names}
-        return NodeData(row.id, row.name, result.reference_id, values, rows.state_of(row))
+        return NodeData(row.id, row.name, result.reference_id, values, state)
 
     def fail(self, error: ThermikError | Failure) -> None:
         """Settle the node as FAILED (the row too, if this work locked it) and report it."""

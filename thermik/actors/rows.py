@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from thermik.engine.states import Action, State, Status
-from thermik.persistence.resource_values import NewEvent, Resource, ResourceChanges
+from thermik.persistence.resource_values import JoinArrival, NewEvent, Resource, ResourceChanges
 from thermik.persistence.store import Store
 from thermik.persistence.values import KEEP
 
@@ -77,11 +77,11 @@ def unlock(
     reason: str,
     changes: ResourceChanges,
     *,
-    holder: str | None = None,
     attributes: Mapping[str, Any] | None = None,
+    arrival: JoinArrival | None = None,
 ) -> Resource:
-    """Settle a locked row at ``status`` and release the lock ``holder`` (default: we) holds,
-    storing its ``attributes`` in the same write."""
+    """Settle a locked row at ``status`` and release the lock ``engine_id`` holds,
+    storing its ``attributes`` and the node's join ``arrival`` in the same write."""
     changes = dataclasses.replace(changes, status=status.value, status_reason=reason)
     physical = changes.physical_resource_id
     if physical is KEEP:
@@ -89,7 +89,13 @@ def unlock(
     state = State.parse(f"{row.action}_{status.value}")
     event = event_for(row, state, reason, physical)
     key = store.unlock_resource(
-        row.id, holder or engine_id, row.atomic_key, changes, event=event, attributes=attributes
+        row.id,
+        engine_id,
+        row.atomic_key,
+        changes,
+        event=event,
+        attributes=attributes,
+        arrival=arrival,
     )
     return _applied(row, key, None, changes)
 
@@ -113,7 +119,6 @@ def steal(store: Store, row: Resource) -> Resource:
         Status.FAILED,
         went_down_reason(row),
         ResourceChanges(),
-        holder=row.engine_id,
     )
 
 
@@ -123,7 +128,10 @@ def respect(
     changes: ResourceChanges,
     *,
     attributes: Mapping[str, Any] | None = None,
+    arrival: JoinArrival | None = None,
 ) -> Resource:
     """Change an unlocked row without a state change (a no-change update), no event."""
-    key = store.update_resource(row.id, row.atomic_key, changes, attributes=attributes)
+    key = store.update_resource(
+        row.id, row.atomic_key, changes, attributes=attributes, arrival=arrival
+    )
     return _applied(row, key, None, changes)

@@ -129,7 +129,8 @@ class StackActor(PooledActor):
 
     def _flush(self) -> None:
         commands, self.pending = self.pending, []
-        results = [c for c in commands if isinstance(c, PersistNodeResult)]
+        # Results the resource actors recorded with their final write need no second record.
+        results = [c for c in commands if isinstance(c, PersistNodeResult) and not c.recorded]
         if results:
             self.store.append_arrivals(self.stack_id, [codec.arrival(c) for c in results])
         for command in commands:

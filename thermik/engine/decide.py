@@ -206,7 +206,13 @@ def _done(state: TraversalState, event: ResourceDone) -> Decision:
         step.check_drained()
         return step.decision()
     step.commands.append(
-        PersistNodeResult(state.traversal_id, state.node_at(slot), event.node, event.node_data)
+        PersistNodeResult(
+            state.traversal_id,
+            state.node_at(slot),
+            event.node,
+            event.node_data,
+            recorded=event.recorded,
+        )
     )
     step.complete(slot, event.node_data)
     step.fill()

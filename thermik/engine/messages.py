@@ -100,6 +100,8 @@ class CheckResource:
         operation: the traversal's operation.
         action: what to do.
         input_data: the node data of the update predecessors, by name (empty for cleanup).
+        join_node: the graph node the result is recorded under (for a replacement, the
+            replaced version's node); the actor may record it with its own final write.
 
     The resource actor serialises its version's work: a CheckResource arriving while it runs
     another traversal's action waits for that action to end. While converging it stores
@@ -114,6 +116,12 @@ class CheckResource:
     operation: Action
     action: NodeAction
     input_data: Mapping[str, NodeData]
+    join_node: Node | None = None
+
+    @property
+    def joins_as(self) -> Node:
+        """The graph node the result is recorded under."""
+        return self.node if self.join_node is None else self.join_node
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -131,11 +139,17 @@ class CancelResource:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ResourceDone:
-    """A node finished; ``node_data`` is ``None`` for cleanup nodes."""
+    """A node finished; ``node_data`` is ``None`` for cleanup nodes.
+
+    ``recorded``: the actor stored the join record of the result (``CheckResource.joins_as``,
+    this node, ``node_data``) in the same transaction as the version's final state, so the
+    stack need not append it.
+    """
 
     node: Node
     traversal_id: str
     node_data: NodeData | None
+    recorded: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -270,6 +284,8 @@ class PersistNodeResult:
     node: Node
     sender: Node
     node_data: NodeData | None
+    #: The resource actor stored this record already (see ``ResourceDone.recorded``).
+    recorded: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

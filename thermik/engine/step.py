@@ -180,6 +180,7 @@ class Step:
             self.state.operation,
             self.action_for(slot),
             self.input_for(slot),
+            None if sent == node else node,
         )
         self.commands.append(DispatchNode(message))
 

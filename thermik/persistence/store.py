@@ -195,8 +195,12 @@ class ResourceStore(abc.ABC):
         event: NewEvent | None = None,
         properties: Mapping[str, JSON] | None = None,
         attributes: Mapping[str, JSON] | None = None,
+        arrival: JoinArrival | None = None,
     ) -> int:
-        """Release the lock ``engine_id`` holds at ``atomic_key`` (also: steal from the dead)."""
+        """Release the lock ``engine_id`` holds at ``atomic_key`` (also: steal from the dead).
+
+        ``arrival``, when given, is appended for the row's stack in the same transaction (a
+        node's result recorded with the state that ends it)."""
 
     @abc.abstractmethod
     def update_resource(
@@ -209,11 +213,13 @@ class ResourceStore(abc.ABC):
         event: NewEvent | None = None,
         properties: Mapping[str, JSON] | None = None,
         attributes: Mapping[str, JSON] | None = None,
+        arrival: JoinArrival | None = None,
     ) -> int:
         """Change a row at ``atomic_key``: held by ``engine_id``, or unlocked when ``None``.
 
-        Like the lock and unlock, it appends ``event`` in the same transaction, so a state
-        change and the event reporting it are stored together or not at all.
+        Like the lock and unlock, it appends ``event`` (and ``arrival``, for the row's stack)
+        in the same transaction, so a state change and the event reporting it are stored
+        together or not at all.
         """
 
     @abc.abstractmethod

@@ -15,6 +15,7 @@ from thermik.engine.messages import (
     DispatchNode,
     MarkStackComplete,
     NodeData,
+    PersistNodeResult,
     PersistStackState,
     RecordEvent,
     RejectRequest,
@@ -129,6 +130,26 @@ def test_replacing_a_version_created_by_this_traversal_cleans_it_up_afterwards()
     assert decision.state.phase is Phase.RUNNING
     decision = decide(decision.state, ResourceDone(Node(1, False), "t1", None))
     assert decision.state.phase is Phase.COMPLETE
+
+
+def test_a_replacement_is_told_the_node_its_result_joins_as() -> None:
+    first = start({"a": set(), "b": {"a"}})
+    (message,) = [c.message for c in first.commands if isinstance(c, DispatchNode)]
+    assert (message.join_node, message.joins_as) == (None, Node(1, True))
+    decision = decide(first.state, ResourceNeedsReplacement(Node(1, True), "t1", "flavor"))
+    decision = decide(decision.state, ReplacementCreated(Node(1, True), "t1", 7))
+    (message,) = [c.message for c in decision.commands if isinstance(c, DispatchNode)]
+    assert (message.node, message.joins_as) == (Node(7, True), Node(1, True))
+
+
+def test_a_result_its_actor_recorded_is_not_recorded_again() -> None:
+    state = start({"a": set(), "b": set()}).state
+    plain = decide(state, done(Node(1, True), "a"))
+    recorded = decide(state, dataclasses.replace(done(Node(1, True), "a"), recorded=True))
+    (first,) = [c for c in plain.commands if isinstance(c, PersistNodeResult)]
+    (second,) = [c for c in recorded.commands if isinstance(c, PersistNodeResult)]
+    assert (first.recorded, second.recorded) == (False, True)
+    assert dataclasses.replace(first, recorded=True) == second
 
 
 def test_replies_from_the_replaced_node_are_ignored_once_it_is_replaced() -> None:

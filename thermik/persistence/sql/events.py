@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import uuid
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -12,13 +11,14 @@ from sqlalchemy import Connection, Row, and_, delete, insert, select
 
 from thermik.errors import InvalidRequest, StackNotFound
 from thermik.persistence.resource_values import Event, EventQuery, JoinArrival, NewEvent
+from thermik.persistence.row_ids import row_uuid
 from thermik.persistence.sql.base import SqlBase, check_length, reason
 from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.tables import EVENT, JOIN_ARRIVAL
 from thermik.persistence.store import EventStore
 
 INSERT_EVENT = HotStatement(insert(EVENT))
-_INSERT_ARRIVAL = HotStatement(insert(JOIN_ARRIVAL))
+INSERT_ARRIVAL = HotStatement(insert(JOIN_ARRIVAL))
 _ARRIVALS = select(
     JOIN_ARRIVAL.c.traversal_id, JOIN_ARRIVAL.c.node, JOIN_ARRIVAL.c.sender, JOIN_ARRIVAL.c.payload
 )
@@ -43,7 +43,7 @@ def event_row(new: NewEvent, now: datetime.datetime) -> dict[str, Any]:
     """The row of the event table that records ``new`` at ``now``."""
     check_length("resource_name", new.resource_name, 255)
     return {
-        "uuid": str(uuid.uuid4()),
+        "uuid": row_uuid(),
         "stack_id": new.stack_id,
         "resource_name": new.resource_name,
         "resource_action": new.resource_action,
@@ -60,7 +60,7 @@ def _no_stack(stack_id: str) -> Callable[[], StackNotFound]:
     return lambda: StackNotFound(f"stack {stack_id} not found", stack=stack_id)
 
 
-def _arrival_row(stack_id: str, arrival: JoinArrival, now: datetime.datetime) -> dict[str, Any]:
+def arrival_row(stack_id: str, arrival: JoinArrival, now: datetime.datetime) -> dict[str, Any]:
     check_length("node", arrival.node, 255)
     check_length("sender", arrival.sender, 255)
     return {
@@ -144,11 +144,11 @@ class SqlEvents(SqlBase, EventStore):
         if not arrivals:
             return
         now = self._clock()
-        rows = [_arrival_row(stack_id, arrival, now) for arrival in arrivals]
+        rows = [arrival_row(stack_id, arrival, now) for arrival in arrivals]
 
         def work(conn: Connection) -> None:
             for row in rows:
-                _INSERT_ARRIVAL.execute(conn, row)
+                INSERT_ARRIVAL.execute(conn, row)
 
         self._write_referring(work, _no_stack(stack_id))
 

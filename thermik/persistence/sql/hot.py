@@ -36,7 +36,8 @@ class Outcome:
 class _Plan:
     sql: str
     names: tuple[str, ...]
-    processors: tuple[Processor, ...]
+    #: (position, processor) of the parameters that need converting (most need none).
+    conversions: tuple[tuple[int, Callable[[Any], Any]], ...]
 
 
 class HotStatement:
@@ -54,10 +55,9 @@ class HotStatement:
             key = result.inserted_primary_key if self._inserts else None
             return Outcome(result.rowcount, None if key is None else int(key[0]))
         plan = self._plans.get(tuple(params)) or self._compile(conn.dialect, tuple(params))
-        values = tuple(
-            params[name] if process is None else process(params[name])
-            for name, process in zip(plan.names, plan.processors, strict=True)
-        )
+        values = [params[name] for name in plan.names]
+        for position, convert in plan.conversions:
+            values[position] = convert(values[position])
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
             cursor.execute(plan.sql, values)
@@ -68,8 +68,13 @@ class HotStatement:
     def _compile(self, dialect: Dialect, keys: tuple[str, ...]) -> _Plan:
         compiled = self._statement.compile(dialect=dialect, column_keys=list(keys))
         names = tuple(compiled.positiontup or ())
-        processors = tuple(_processor(compiled.binds[name].type, dialect) for name in names)
-        plan = _Plan(compiled.string, names, processors)
+        processors = (_processor(compiled.binds[name].type, dialect) for name in names)
+        conversions = tuple(
+            (position, process)
+            for position, process in enumerate(processors)
+            if process is not None
+        )
+        plan = _Plan(compiled.string, names, conversions)
         self._plans[keys] = plan
         return plan
 
@@ -92,6 +97,9 @@ def utc_text(value: datetime.datetime | None) -> str | None:
     two layers of Python (every guarded write and event binds two or three datetimes)."""
     if value is None:
         return None
+    if value.tzinfo is datetime.UTC:
+        # The text without its "+00:00": the engine's own clock is UTC already.
+        return value.isoformat(" ", "microseconds")[:-6]
     if value.tzinfo is None:
         raise ValueError("naive datetime given; Thermik stores aware UTC datetimes")
     return value.astimezone(datetime.UTC).replace(tzinfo=None).isoformat(" ", "microseconds")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,13 +26,15 @@ from sqlalchemy import (
 from thermik.errors import GenerationConflict, LockConflict, ResourceNotFound, StackNotFound
 from thermik.persistence.resource_values import (
     NO_CHANGES,
+    JoinArrival,
     NewEvent,
     NewResource,
     Resource,
     ResourceChanges,
 )
+from thermik.persistence.row_ids import row_uuid
 from thermik.persistence.sql.base import COMPACT, SqlBase, check_length, reason
-from thermik.persistence.sql.events import INSERT_EVENT, event_row
+from thermik.persistence.sql.events import INSERT_ARRIVAL, INSERT_EVENT, arrival_row, event_row
 from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.tables import PROPERTIES_DATA, RESOURCE
 from thermik.persistence.sqltypes import LONG_TEXT
@@ -127,7 +128,7 @@ def _new_row(new: NewResource, now: datetime.datetime) -> dict[str, Any]:
     check_length("name", new.name, 255)
     check_length("resource_type", new.resource_type, 255)
     return {
-        "uuid": str(uuid.uuid4()),
+        "uuid": row_uuid(),
         "stack_id": new.stack_id,
         "root_stack_id": new.root_stack_id,
         "name": new.name,
@@ -158,16 +159,21 @@ def _inserted(conn: Connection, row: dict[str, Any]) -> Resource:
     )
 
 
-class _Blobs:
-    """Properties and attribute values to store with a guarded write (``None``: unchanged)."""
+class _Along:
+    """What a guarded write stores besides the row: properties and attribute values
+    (``None``: unchanged), and a node's join arrival."""
 
-    __slots__ = ("attributes", "properties")
+    __slots__ = ("arrival", "attributes", "properties")
 
     def __init__(
-        self, properties: Mapping[str, JSON] | None, attributes: Mapping[str, JSON] | None
+        self,
+        properties: Mapping[str, JSON] | None,
+        attributes: Mapping[str, JSON] | None,
+        arrival: JoinArrival | None = None,
     ) -> None:
         self.properties = properties
         self.attributes = attributes
+        self.arrival = arrival
 
     def rows(self, now: datetime.datetime) -> dict[str, dict[str, Any]]:
         """Blob column -> the row of the new blob."""
@@ -195,6 +201,11 @@ def _lock_lost(conn: Connection, resource_id: int, engine_id: str | None, key: i
         f"resource {resource_id} is {holder} at atomic key {row.atomic_key}; "
         f"expected it {wanted} at atomic key {key}"
     )
+
+
+def _stack_of(conn: Connection, resource_id: int) -> str:
+    stmt = select(RESOURCE.c.stack_id).where(RESOURCE.c.id == resource_id)
+    return str(conn.execute(stmt).scalar_one())
 
 
 def _no_stack(new: NewResource) -> Callable[[], StackNotFound]:
@@ -275,9 +286,9 @@ class SqlResources(SqlBase, ResourceStore):
         properties: Mapping[str, JSON] | None = None,
         attributes: Mapping[str, JSON] | None = None,
     ) -> int:
-        blobs = _Blobs(properties, attributes)
+        along = _Along(properties, attributes)
         return self._guarded(
-            _UNLOCKED, resource_id, None, atomic_key, changes, engine_id, event, blobs
+            _UNLOCKED, resource_id, None, atomic_key, changes, engine_id, event, along
         )
 
     def unlock_resource(
@@ -290,10 +301,11 @@ class SqlResources(SqlBase, ResourceStore):
         event: NewEvent | None = None,
         properties: Mapping[str, JSON] | None = None,
         attributes: Mapping[str, JSON] | None = None,
+        arrival: JoinArrival | None = None,
     ) -> int:
-        blobs = _Blobs(properties, attributes)
+        along = _Along(properties, attributes, arrival)
         return self._guarded(
-            _HELD, resource_id, engine_id, atomic_key, changes, None, event, blobs
+            _HELD, resource_id, engine_id, atomic_key, changes, None, event, along
         )
 
     def update_resource(
@@ -306,11 +318,12 @@ class SqlResources(SqlBase, ResourceStore):
         event: NewEvent | None = None,
         properties: Mapping[str, JSON] | None = None,
         attributes: Mapping[str, JSON] | None = None,
+        arrival: JoinArrival | None = None,
     ) -> int:
         stmt = _UNLOCKED if engine_id is None else _HELD
-        blobs = _Blobs(properties, attributes)
+        along = _Along(properties, attributes, arrival)
         return self._guarded(
-            stmt, resource_id, engine_id, atomic_key, changes, engine_id, event, blobs
+            stmt, resource_id, engine_id, atomic_key, changes, engine_id, event, along
         )
 
     def _guarded(
@@ -322,9 +335,10 @@ class SqlResources(SqlBase, ResourceStore):
         changes: ResourceChanges,
         new_holder: str | None,
         event: NewEvent | None,
-        blobs: _Blobs,
+        along: _Along,
     ) -> int:
-        """One guarded UPDATE (``holder`` expected, ``new_holder`` set), its event and blobs."""
+        """One guarded UPDATE (``holder`` expected, ``new_holder`` set), its event, blobs and
+        join arrival."""
         params = _columns(changes)
         params.update(engine_id=new_holder, atomic_key=atomic_key + 1, updated_at=self._clock())
         params.update(b_id=resource_id, b_key=atomic_key)
@@ -332,7 +346,8 @@ class SqlResources(SqlBase, ResourceStore):
             params["b_engine"] = holder
 
         event_values = None if event is None else event_row(event, params["updated_at"])
-        blob_rows = blobs.rows(params["updated_at"])
+        blob_rows = along.rows(params["updated_at"])
+        arrival = along.arrival
 
         def work(conn: Connection) -> int:
             for column, row in blob_rows.items():
@@ -342,6 +357,9 @@ class SqlResources(SqlBase, ResourceStore):
                 _lock_lost(conn, resource_id, holder, atomic_key)
             if event_values is not None:
                 INSERT_EVENT.execute(conn, event_values)
+            if arrival is not None:
+                stack_id = event.stack_id if event is not None else _stack_of(conn, resource_id)
+                INSERT_ARRIVAL.execute(conn, arrival_row(stack_id, arrival, params["updated_at"]))
             return atomic_key + 1
 
         return self._write_referring(work, lambda: _no_event_stack(event))
