@@ -7,7 +7,9 @@ Entry point: :class:`~thermik.actors.runtime.EngineRuntime` (``RUNTIME_CONTRACT.
   appended, in batches, before the successors they enable are dispatched).
 * :mod:`~thermik.actors.resource` and :mod:`~thermik.actors.node`: the ResourceActor, one per
   resource version with work, and the work of one node (lock the row, resolve and validate the
-  properties, run the plugin through executor steps, poll on timers, settle the row).
+  properties, run the plugin through executor steps, poll on timers, settle the row); its parts
+  :mod:`~thermik.actors.node_state`, :mod:`~thermik.actors.node_outcomes`,
+  :mod:`~thermik.actors.node_suspension`, and its decisions :mod:`~thermik.actors.node_rules`.
 * :mod:`~thermik.actors.steps`: the plugin calls, run on the shared executor.
 * :mod:`~thermik.actors.planning` and :mod:`~thermik.actors.plan`: choosing versions, inserting
   INIT rows, building the graph; what every node of a traversal shares.

@@ -7,6 +7,11 @@ the version row, resolves and validates the properties, runs the plugin through 
 slow is a step or a timer, reported back through :meth:`NodeWork.on_step` and
 :meth:`NodeWork.on_timer`.
 
+This module has the entry, the node actions and the messages; the rest of the class lives in
+:mod:`~thermik.actors.node_state` (the state and the moves every part shares: the plugin call,
+submitting a step, locking the row, waiting), :mod:`~thermik.actors.node_outcomes` (completing,
+failing, replacing) and :mod:`~thermik.actors.node_suspension` (a clean stop, and resuming).
+
 Failure semantics: any :class:`~thermik.errors.ThermikError` (a plugin's, a property's, a lost
 lock's) fails the node: the row, if this work locked it, goes to ``<ACTION>_FAILED`` with the
 error as its reason, and the stack actor gets ``ResourceFailed``.
@@ -14,100 +19,21 @@ error as its reason, and the stack actor gets ``ResourceFailed``.
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
-from thermik.actors import codec, node_rules, rows, steps, suspension
-from thermik.actors.context import StoreContext
-from thermik.actors.plan import TraversalPlan
-from thermik.actors.services import Services
-from thermik.actors.stored import REFERENCE_ID_KEY
-from thermik.actors.timers import TimerHandle
-from thermik.engine.messages import (
-    AttributeKey,
-    Event,
-    NodeData,
-    PersistNodeResult,
-    ResourceDone,
-    ResourceFailed,
-    ResourceNeedsReplacement,
-    RunNode,
-    StepFinished,
-)
+from thermik.actors import node_rules, steps, suspension
+from thermik.actors.node_state import Waiting
+from thermik.actors.node_suspension import NodeSuspension
+from thermik.engine.messages import ResourceDone, StepFinished
 from thermik.engine.operations import NodeAction
-from thermik.engine.states import RESOURCE, Action, State, Status, check_transition
-from thermik.errors import Failure, LockConflict, ThermikError
-from thermik.persistence.resource_values import JoinArrival, Resource, ResourceChanges
-from thermik.resources.plugin import Operation, Progress, Props, ResourcePlugin
-
-#: Backoff of polls the plugin gives no hint for, and of lock retries: first, factor, cap.
-BACKOFF = (0.05, 1.6, 5.0)
-#: How often a lock lost to a stale atomic key is retried with a fresh read.
-LOCK_ATTEMPTS = 5
+from thermik.engine.states import Action
+from thermik.errors import Failure, ThermikError
+from thermik.persistence.resource_values import Resource, ResourceChanges
+from thermik.resources.plugin import Operation
 
 
-class Port(Protocol):
-    """What a node's work needs from its actor."""
-
-    def submit(self, job: int, step: Callable[[], object]) -> None:
-        """Run ``step`` on the executor; its outcome comes back as ``StepFinished(job)``."""
-
-    def later(self, job: int, seconds: float, *, grace: bool = False) -> TimerHandle:
-        """Send ``PollDue(job, grace)`` after ``seconds``."""
-
-    def reply(self, stack_id: str, event: Event) -> None:
-        """Tell the stack actor."""
-
-    def finished(self, job: int) -> None:
-        """The work is over: the actor may take its next one."""
-
-
-class Waiting(enum.Enum):
-    """What the work waits for."""
-
-    NOTHING = "nothing"
-    STEP = "step"
-    POLL = "poll"
-    LOCK = "lock"
-
-
-class NodeWork:
+class NodeWork(NodeSuspension):
     """The convergence of one node by its version's resource actor."""
-
-    def __init__(
-        self, port: Port, services: Services, run: RunNode[TraversalPlan], job: int
-    ) -> None:
-        self.port = port
-        self.services = services
-        self.store = services.store
-        self.check = run.check
-        self.plan = run.context
-        self.job = job
-        self.row: Resource | None = None
-        self.previous: Resource | None = None
-        self.action = self.check.action
-        self.call: steps.Call | None = None
-        self.old_props: Props = {}
-        self.progress: Progress | None = None
-        self.waiting = Waiting.NOTHING
-        self.timer: TimerHandle | None = None
-        self.delay = BACKOFF[0]
-        self.attempts = 0
-        self.locked = False
-        self.cancelled = False
-        self.reported = False
-        self.over = False
-        #: The work took up an action a cleanly stopped engine suspended.
-        self.resumed = False
-        #: A wake arrived while a step ran: the next wait polls at once instead.
-        self.woken = False
-
-    @property
-    def name(self) -> str:
-        """The logical resource name."""
-        return self.check.name
 
     # -- entry --------------------------------------------------------------------------------
 
@@ -218,186 +144,6 @@ class NodeWork:
         call = self._call(plugin_cls(), props, operation)
         self._submit(lambda: steps.start(call))
 
-    def _resume(self, row: Resource) -> None:
-        """Take up the action a cleanly stopped engine suspended: poll it on from its
-        recorded progress, or start it again when none was recorded."""
-        operation = suspension.operation_of(row)
-        if operation is None:
-            self.row = rows.steal(self.store, row)
-            self._begin()
-            return
-        plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
-        props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
-        try:
-            self.row = rows.lock(
-                self.store, row, self.services.engine_id, Action(row.action), ResourceChanges()
-            )
-        except LockConflict:
-            self._lock_lost()
-            return
-        self.locked = True
-        self.resumed = True
-        # Not ``never_created``: the interrupted action may have written resource data.
-        call = self._call(plugin_cls(), props, operation)
-        where = suspension.take(self.store, row)
-        self.progress = progress = where.progress
-        if where.done:
-            self._submit(lambda: steps.attribute_values(call))
-        elif not where.known and operation in suspension.RESTARTABLE:
-            self._submit(lambda: steps.start(call))
-        else:
-            self._submit(lambda: steps.poll(call, progress))
-
-    def _resumed_complete(self, result: steps.Completed) -> None:
-        """The resumed action ended: a converging node now converges the row as usual (the
-        traversal may converge to another template than the suspended action did)."""
-        row = self.row
-        assert row is not None
-        self.resumed = False
-        if not node_rules.converges(self.check):
-            self._complete(result)
-            return
-        changes = ResourceChanges(physical_resource_id=node_rules.physical_change(self.call))
-        engine = self.services.engine_id
-        self.row = rows.unlock(
-            self.store, row, engine, Status.COMPLETE, rows.STATE_CHANGED, changes
-        )
-        self.locked = False
-        self._begin()
-
-    def suspend(self, step: StepFinished[Any] | None) -> None:
-        """The engine stops cleanly: leave the locked row IN_PROGRESS, unlocked, with where
-        its action was recorded, for the next engine to resume (nothing is reported).
-
-        ``step`` is the outcome of the step that was running, if it ended; a row whose step
-        failed or did not end stays locked, for recovery to fail it as a dead engine's, unless
-        the step failed only because the engine was stopping (see :meth:`_refused`).
-        """
-        row = self.row
-        if self.over or not self.locked or row is None:
-            return
-        if self.waiting is Waiting.STEP and self._refused(step) and self.previous is not None:
-            # An in-place update the stopping runtime refused changed nothing: the row goes
-            # back to where it was and the next engine updates it from there.
-            self.row = node_rules.restore_previous(self.store, row, self.previous)
-            self.locked = False
-            self.over = True
-            return
-        where = self._where(step)
-        if where is None:
-            return
-        physical = node_rules.physical_change(self.call)
-        self.row = suspension.suspend(self.store, row, self.services.engine_id, where, physical)
-        self.locked = False
-        self.over = True
-
-    def _where(self, step: StepFinished[Any] | None) -> suspension.Suspended | None:
-        """Where the action stands for a clean stop; ``None``: unknown, leave it locked."""
-        if self.waiting is Waiting.POLL:
-            return suspension.Suspended(known=True, progress=self.progress)
-        if self.waiting is not Waiting.STEP:
-            return suspension.Suspended()
-        result = None if step is None or step.failure is not None else step.result
-        if isinstance(result, steps.Pending):
-            return suspension.Suspended(known=True, progress=result.progress)
-        if isinstance(result, steps.Completed):
-            return suspension.Suspended(known=True, done=True)
-        call = self.call
-        if self._refused(step) and call is not None and call.operation in suspension.RESTARTABLE:
-            return suspension.Suspended()  # not started: the next engine starts it again
-        return None
-
-    @staticmethod
-    def _refused(step: StepFinished[Any] | None) -> bool:
-        """Whether the step the stop interrupted failed only because the engine was stopping
-        (a retryable error: a nested stack the stopping runtime would not start)."""
-        failure = None if step is None else step.failure
-        return failure is not None and failure.retryable
-
-    # -- helpers ------------------------------------------------------------------------------
-
-    def _call(
-        self,
-        plugin: ResourcePlugin,
-        props: Props,
-        operation: Operation,
-        *,
-        never_created: bool = False,
-    ) -> steps.Call:
-        row = self.row
-        assert row is not None
-        version_id = row.id
-        ctx = StoreContext(
-            self.store,
-            self.plan.stack,
-            row.id,
-            row.name,
-            node_rules.type_of(self.plan, row),
-            row.physical_resource_id,
-            rng=lambda: self.services.rng(version_id),
-            never_created=never_created,
-            software=self.services.software,
-            nested=self.services.nested,
-        )
-        attributes = None
-        if self.check.node.is_update:
-            wanted = self.plan.referenced.get(row.name, ())
-            attributes = node_rules.attribute_names(plugin, wanted)
-        self.call = steps.Call(plugin, ctx, props, operation, attributes)
-        return self.call
-
-    def _submit(self, step: Callable[[], object]) -> None:
-        self.waiting = Waiting.STEP
-        self.port.submit(self.job, step)
-
-    def _lock(
-        self, action: Action, changes: ResourceChanges, *, properties: Props | None = None
-    ) -> bool:
-        """Lock the row into ``<action>_IN_PROGRESS``, storing the ``properties`` it converges
-        to; False if the work restarted or waits."""
-        row = self.row
-        assert row is not None
-        target = State(action, Status.IN_PROGRESS)
-        if not RESOURCE.allows(rows.state_of(row), target):
-            fresh = self.store.get_resource(row.id)
-            held = fresh.engine_id not in (None, self.services.engine_id)
-            if fresh.atomic_key != row.atomic_key or held:
-                # The row read when the traversal started has moved on since, or another
-                # engine (perhaps a dead one) still holds it: start again once it is free.
-                self._lock_lost()
-                return False
-            check_transition(RESOURCE, rows.state_of(row), target, resource=row.name)
-        engine = self.services.engine_id
-        try:
-            self.row = rows.lock(self.store, row, engine, action, changes, properties=properties)
-        except LockConflict:
-            self._lock_lost()
-            return False
-        self.locked = True
-        return True
-
-    def _lock_lost(self) -> None:
-        self.attempts += 1
-        fresh = self.store.get_resource(self.check.node.version_id)
-        holder = fresh.engine_id
-        if holder is not None and holder != self.services.engine_id:
-            if self.services.engine_alive(holder):
-                self.row = fresh
-                self._wait(Waiting.LOCK, None)
-                return
-            fresh = rows.steal(self.store, fresh)
-        elif self.attempts >= LOCK_ATTEMPTS:
-            raise LockConflict(f"resource {fresh.name} keeps changing; could not lock it")
-        self.row = fresh
-        self._begin()
-
-    def _wait(self, what: Waiting, seconds: float | None) -> None:
-        if seconds is None:
-            seconds = self.delay
-            self.delay = min(self.delay * BACKOFF[1], BACKOFF[2])
-        self.waiting = what
-        self.timer = self.port.later(self.job, seconds)
-
     # -- messages -----------------------------------------------------------------------------
 
     def on_step(self, message: StepFinished[Any]) -> None:
@@ -486,121 +232,3 @@ class NodeWork:
         call = self.call
         assert call is not None
         self._submit(lambda: steps.cancel(call))
-
-    # -- outcomes -----------------------------------------------------------------------------
-
-    def _update_in_place(self, changed: frozenset[str]) -> None:
-        row, call = self.row, self.call
-        assert row is not None
-        assert call is not None
-        changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
-        self.previous = row
-        if not self._lock(Action.UPDATE, changes, properties=call.props):
-            return
-        old = self.old_props
-        self._submit(lambda: steps.update(call, old, changed))
-
-    def _restore(self, data: Mapping[str, str]) -> None:
-        """A restore's node converged: give the plugin its snapshot data before completing."""
-        row, call = self.row, self.call
-        assert row is not None
-        assert call is not None
-        if not self.locked:
-            changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
-            if not self._lock(Action.UPDATE, changes):
-                return
-        self.call = call = dataclasses.replace(call, operation=Operation.RESTORE)
-        self._submit(lambda: steps.restore(call, data))
-
-    def _replace(self, reason: str) -> None:
-        if self.locked and self.row is not None and self.previous is not None:
-            self.row = node_rules.restore_previous(self.store, self.row, self.previous)
-            self.locked = False
-        self._reply(ResourceNeedsReplacement(self.check.node, self.check.traversal_id, reason))
-        self._end()
-
-    def _complete(self, result: steps.Completed) -> None:
-        row = self.row
-        assert row is not None
-        changes = node_rules.completion_changes(row, self.check, self.plan, self.call)
-        engine = self.services.engine_id
-        stored = None
-        if self.check.node.is_update and result.attributes is not None:
-            stored = {**result.attributes, REFERENCE_ID_KEY: result.reference_id}
-        # The state the row is left in: the lock's action completed, or as it was.
-        state = State(Action(row.action), Status.COMPLETE) if self.locked else rows.state_of(row)
-        data = None if stored is None else self._node_data(row, state, result)
-        # Recorded with the final state: the stack then dispatches what it enables at once.
-        arrival = None if self.reported else self._arrival(data)
-        if self.locked:
-            status, reason = Status.COMPLETE, rows.STATE_CHANGED
-            self.row = rows.unlock(
-                self.store,
-                row,
-                engine,
-                status,
-                reason,
-                changes,
-                attributes=stored,
-                arrival=arrival,
-            )
-            self.locked = False
-        else:
-            try:
-                self.row = rows.respect(
-                    self.store, row, changes, attributes=stored, arrival=arrival
-                )
-            except LockConflict:
-                self._lock_lost()
-                return
-        if not self.reported:
-            check = self.check
-            self._reply(ResourceDone(check.node, check.traversal_id, data, recorded=True))
-        self._end()
-
-    def _arrival(self, data: NodeData | None) -> JoinArrival:
-        check = self.check
-        return codec.arrival(
-            PersistNodeResult(check.traversal_id, check.joins_as, check.node, data)
-        )
-
-    def _node_data(self, row: Resource, state: State, result: steps.Completed) -> NodeData:
-        assert result.attributes is not None
-        wanted = self.plan.referenced.get(row.name, ())
-        found = result.attributes
-        names = found if wanted is None else [name for name in wanted if name in found]
-        values: dict[AttributeKey, object] = {name: found[name] for name in names}
-        return NodeData(row.id, row.name, result.reference_id, values, state)
-
-    def fail(self, error: ThermikError | Failure) -> None:
-        """Settle the node as FAILED (the row too, if this work locked it) and report it."""
-        if self.over:
-            return
-        failure = error if isinstance(error, Failure) else Failure.from_exception(error)
-        row = self.row
-        if self.locked and row is not None:
-            changes = ResourceChanges(physical_resource_id=node_rules.physical_change(self.call))
-            engine = self.services.engine_id
-            try:
-                self.row = rows.unlock(
-                    self.store, row, engine, Status.FAILED, failure.message, changes
-                )
-            except ThermikError as unlock_error:
-                failure = Failure.from_exception(unlock_error)
-            self.locked = False
-        if not self.reported:
-            self._reply(self._failed(failure))
-        self._end()
-
-    def _failed(self, failure: Failure) -> ResourceFailed:
-        return ResourceFailed(self.check.node, self.check.traversal_id, failure)
-
-    def _reply(self, event: Event) -> None:
-        self.reported = True
-        self.port.reply(self.plan.stack.id, event)
-
-    def _end(self) -> None:
-        if self.waiting is not Waiting.NOTHING or self.over:
-            return
-        self.over = True
-        self.port.finished(self.job)

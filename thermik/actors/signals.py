@@ -22,7 +22,7 @@ from thermik.resources.context import StackIdentity
 from thermik.resources.plugin import Operation
 
 if TYPE_CHECKING:
-    from thermik.actors.node import Port
+    from thermik.actors.node_state import Port
 
 #: Actions during which a resource refuses signals (Heat's wording names the action).
 _REFUSING = frozenset({Action.INIT.value, Action.DELETE.value, Action.SUSPEND.value})

@@ -28,6 +28,7 @@ from thermik.engine.states import Action
 from thermik.errors import InvalidInput, InvalidTransition, NotFound, PluginError, ThermikError
 from thermik.orchestration.base import Runtime, definition_of
 from thermik.orchestration.prepare import Prepared, prepare
+from thermik.orchestration.stored_templates import dropped_if_refused
 from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, Stack
 from thermik.resources import Registry
@@ -111,11 +112,8 @@ class NestedStacks:
         # Recorded before the child exists: an interrupted create leaves no orphan.
         ctx.data.set(CHILD_KEY, stack_id)
         row = _child_row(ctx, parent, nested, template_id, name, stack_id)
-        try:
+        with dropped_if_refused(self.store, template_id):
             child = self.store.create_stack(row)
-        except ThermikError:
-            self.store.delete_raw_template(template_id)
-            raise
         self._start_create(child)
         return stack_id
 
@@ -149,7 +147,7 @@ class NestedStacks:
         identity = Identity(stack_name=child.name, stack_id=child.id, project_id=child.tenant)
         prepared = self._prepare(ctx, parent, nested, identity)
         template_id = self._store_template(prepared)
-        try:
+        with dropped_if_refused(self.store, template_id):
             self.runtime.converge(
                 ConvergeRequest(
                     stack_id=child.id,
@@ -158,9 +156,6 @@ class NestedStacks:
                     timeout_mins=nested.timeout_mins or parent.timeout_mins,
                 )
             )
-        except ThermikError:
-            self.store.delete_raw_template(template_id)
-            raise
 
     def delete(self, ctx: ResourceContext, stack_id: str) -> None:
         """See :meth:`NestedStackServices.delete`."""

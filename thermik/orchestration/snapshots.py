@@ -17,6 +17,7 @@ from thermik.engine.states import Action
 from thermik.errors import InvalidTransition, NotFound, ThermikError
 from thermik.orchestration.actions import check_settled
 from thermik.orchestration.base import Base
+from thermik.orchestration.stored_templates import dropped_if_refused
 from thermik.orchestration.views import snapshot_view
 from thermik.persistence.software_values import Snapshot
 from thermik.persistence.values import Stack
@@ -87,7 +88,7 @@ class SnapshotOperations(Base):
             )
         check_settled(row)
         template_id = self._snapshot_template(snapshot)
-        try:
+        with dropped_if_refused(self.store, template_id):
             self.runtime.converge(
                 ConvergeRequest(
                     stack_id=row.id,
@@ -97,10 +98,6 @@ class SnapshotOperations(Base):
                     snapshot_id=snapshot.id,
                 )
             )
-        except ThermikError:
-            if template_id is not None:
-                self.store.delete_raw_template(template_id)
-            raise
 
     def _snapshot_template(self, snapshot: Snapshot) -> int | None:
         """Store the template a snapshot recorded (``None``: it recorded none)."""

@@ -31,12 +31,12 @@ from thermik.errors import (
     LeaseConflict,
     NotFound,
     StackNotFound,
-    ThermikError,
 )
 from thermik.orchestration.base import identity_of
 from thermik.orchestration.checks import static_properties, without_runtime
 from thermik.orchestration.outputs import OutputOperations
 from thermik.orchestration.prepare import Prepared, prepare_request
+from thermik.orchestration.stored_templates import dropped_if_refused
 from thermik.orchestration.views import planned_resource_view, stack_parameters, stack_view
 from thermik.persistence.values import STACK_FILTERS, NewStack, StackQuery
 from thermik.template import Identity, StackDefinition
@@ -123,13 +123,10 @@ class StackOperations(OutputOperations):
         )
         new = _new_stack(ctx, request, name, stack_id, template_id)
         try:
-            stack = self.store.create_stack(new)
+            with dropped_if_refused(self.store, template_id):
+                stack = self.store.create_stack(new)
         except DuplicateName:
-            self.store.delete_raw_template(template_id)
             raise DuplicateName(f"The Stack ({name}) already exists.", stack=name) from None
-        except ThermikError:
-            self.store.delete_raw_template(template_id)
-            raise
         self.runtime.converge(
             ConvergeRequest(
                 stack_id=stack.id,

@@ -19,7 +19,6 @@ from thermik.errors import (
     InvalidTransition,
     LeaseConflict,
     ParameterError,
-    ThermikError,
     TraversalConflict,
 )
 from thermik.orchestration.base import Base, definition_identity
@@ -32,6 +31,7 @@ from thermik.orchestration.prepare import (
     prepare,
     request_environment,
 )
+from thermik.orchestration.stored_templates import dropped_if_refused
 from thermik.persistence.values import Stack, StackChanges
 
 #: Stack actions during which Heat refuses an update, and how it says so.
@@ -82,18 +82,18 @@ class UpdateOperations(Base):
         )
         request = update.request
         try:
-            traversal = self.runtime.converge(
-                ConvergeRequest(
-                    stack_id=row.id,
-                    operation=Action.UPDATE,
-                    template_id=template_id,
-                    disable_rollback=request.disable_rollback,
-                    timeout_mins=request.timeout_mins,
+            with dropped_if_refused(self.store, template_id):
+                traversal = self.runtime.converge(
+                    ConvergeRequest(
+                        stack_id=row.id,
+                        operation=Action.UPDATE,
+                        template_id=template_id,
+                        disable_rollback=request.disable_rollback,
+                        timeout_mins=request.timeout_mins,
+                    )
                 )
-            )
-        except ThermikError as error:
-            self.store.delete_raw_template(template_id)
-            elsewhere = self.driven_elsewhere(row) if isinstance(error, LeaseConflict) else None
+        except LeaseConflict:
+            elsewhere = self.driven_elsewhere(row)
             if elsewhere is not None:
                 raise elsewhere from None
             raise

@@ -1,0 +1,149 @@
+"""How a node's work ends: the row settled and the stack actor told.
+
+:class:`NodeOutcomes` completes the node (``ResourceDone``, with the attributes an update node
+resolved), fails it (``ResourceFailed``, the row to ``<ACTION>_FAILED`` if this work locked it),
+or reports that it needs a replacement (``ResourceNeedsReplacement``, an in-place update's row
+restored first); and goes on to an in-place update or a restore once the plugin planned one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from thermik.actors import codec, node_rules, rows, steps
+from thermik.actors.node_state import NodeState, Waiting
+from thermik.actors.stored import REFERENCE_ID_KEY
+from thermik.engine.messages import (
+    AttributeKey,
+    Event,
+    NodeData,
+    PersistNodeResult,
+    ResourceDone,
+    ResourceFailed,
+    ResourceNeedsReplacement,
+)
+from thermik.engine.states import Action, State, Status
+from thermik.errors import Failure, LockConflict, ThermikError
+from thermik.persistence.resource_values import JoinArrival, Resource, ResourceChanges
+from thermik.resources.plugin import Operation
+
+
+class NodeOutcomes(NodeState):
+    """The outcomes of a node's work."""
+
+    def _update_in_place(self, changed: frozenset[str]) -> None:
+        row, call = self.row, self.call
+        assert row is not None
+        assert call is not None
+        changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
+        self.previous = row
+        if not self._lock(Action.UPDATE, changes, properties=call.props):
+            return
+        old = self.old_props
+        self._submit(lambda: steps.update(call, old, changed))
+
+    def _restore(self, data: Mapping[str, str]) -> None:
+        """A restore's node converged: give the plugin its snapshot data before completing."""
+        row, call = self.row, self.call
+        assert row is not None
+        assert call is not None
+        if not self.locked:
+            changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
+            if not self._lock(Action.UPDATE, changes):
+                return
+        self.call = call = dataclasses.replace(call, operation=Operation.RESTORE)
+        self._submit(lambda: steps.restore(call, data))
+
+    def _replace(self, reason: str) -> None:
+        if self.locked and self.row is not None and self.previous is not None:
+            self.row = node_rules.restore_previous(self.store, self.row, self.previous)
+            self.locked = False
+        self._reply(ResourceNeedsReplacement(self.check.node, self.check.traversal_id, reason))
+        self._end()
+
+    def _complete(self, result: steps.Completed) -> None:
+        row = self.row
+        assert row is not None
+        changes = node_rules.completion_changes(row, self.check, self.plan, self.call)
+        engine = self.services.engine_id
+        stored = None
+        if self.check.node.is_update and result.attributes is not None:
+            stored = {**result.attributes, REFERENCE_ID_KEY: result.reference_id}
+        # The state the row is left in: the lock's action completed, or as it was.
+        state = State(Action(row.action), Status.COMPLETE) if self.locked else rows.state_of(row)
+        data = None if stored is None else self._node_data(row, state, result)
+        # Recorded with the final state: the stack then dispatches what it enables at once.
+        arrival = None if self.reported else self._arrival(data)
+        if self.locked:
+            status, reason = Status.COMPLETE, rows.STATE_CHANGED
+            self.row = rows.unlock(
+                self.store,
+                row,
+                engine,
+                status,
+                reason,
+                changes,
+                attributes=stored,
+                arrival=arrival,
+            )
+            self.locked = False
+        else:
+            try:
+                self.row = rows.respect(
+                    self.store, row, changes, attributes=stored, arrival=arrival
+                )
+            except LockConflict:
+                self._lock_lost()
+                return
+        if not self.reported:
+            check = self.check
+            self._reply(ResourceDone(check.node, check.traversal_id, data, recorded=True))
+        self._end()
+
+    def _arrival(self, data: NodeData | None) -> JoinArrival:
+        check = self.check
+        return codec.arrival(
+            PersistNodeResult(check.traversal_id, check.joins_as, check.node, data)
+        )
+
+    def _node_data(self, row: Resource, state: State, result: steps.Completed) -> NodeData:
+        assert result.attributes is not None
+        wanted = self.plan.referenced.get(row.name, ())
+        found = result.attributes
+        names = found if wanted is None else [name for name in wanted if name in found]
+        values: dict[AttributeKey, object] = {name: found[name] for name in names}
+        return NodeData(row.id, row.name, result.reference_id, values, state)
+
+    def fail(self, error: ThermikError | Failure) -> None:
+        """Settle the node as FAILED (the row too, if this work locked it) and report it."""
+        if self.over:
+            return
+        failure = error if isinstance(error, Failure) else Failure.from_exception(error)
+        row = self.row
+        if self.locked and row is not None:
+            changes = ResourceChanges(physical_resource_id=node_rules.physical_change(self.call))
+            engine = self.services.engine_id
+            try:
+                self.row = rows.unlock(
+                    self.store, row, engine, Status.FAILED, failure.message, changes
+                )
+            except ThermikError as unlock_error:
+                failure = Failure.from_exception(unlock_error)
+            self.locked = False
+        if not self.reported:
+            self._reply(self._failed(failure))
+        self._end()
+
+    def _failed(self, failure: Failure) -> ResourceFailed:
+        return ResourceFailed(self.check.node, self.check.traversal_id, failure)
+
+    def _reply(self, event: Event) -> None:
+        self.reported = True
+        self.port.reply(self.plan.stack.id, event)
+
+    def _end(self) -> None:
+        if self.waiting is not Waiting.NOTHING or self.over:
+            return
+        self.over = True
+        self.port.finished(self.job)
