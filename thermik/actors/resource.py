@@ -1,9 +1,10 @@
 """The ResourceActor: one per resource version with work, gone when the work is done.
 
 It serialises its version's nodes (a node of a newer traversal waits for the running one to end,
-in arrival order) and its signals (one at a time, beside any running node: a resource waiting
-for a signal must be able to receive it). Plugin code runs on the shared executor, waits are
-timers; the actor thread itself only reads and writes the store.
+in arrival order) and its signals (one at a time, beside a running node: a resource waiting
+for a signal must be able to receive it; but not while the node's plugin call runs). Plugin
+code runs on the shared executor, waits are timers; the actor thread itself only reads and
+writes the store.
 
 Failure semantics: a node's errors are the node's failure (see :mod:`thermik.actors.node`); an
 unexpected exception in the actor fails the running node and the actor carries on (pykka has no
@@ -27,6 +28,7 @@ from typing import Any
 import pykka
 
 from thermik.actors.node import NodeWork
+from thermik.actors.node_state import Waiting
 from thermik.actors.plan import TraversalPlan
 from thermik.actors.services import Services
 from thermik.actors.signals import SignalWork
@@ -152,11 +154,18 @@ class ResourceActor(PooledActor):
         while self.work is None and self.pending:
             self.work = NodeWork(self, self.services, self.pending.popleft(), next(self._jobs))
             self.work.begin()
-        while self.signal is None and self.signals:
+        while self.signal is None and self.signals and not self._node_stepping():
             self.signal = SignalWork(self, self.services, self.signals.popleft(), next(self._jobs))
             self.signal.begin()
         if self.work is None and self.signal is None and not self.pending and not self.signals:
             self.services.resources.retire(self.version_id, self)
+
+    def _node_stepping(self) -> bool:
+        """Whether the node's plugin call runs now. A signal waits until it returned: it then
+        finds what the call stored (a deployment signalled as soon as its row is
+        ``CREATE_IN_PROGRESS`` finds its deployment rather than "has not started"). Steps never
+        wait for a signal (waits are polls), so this wait always ends."""
+        return self.work is not None and self.work.waiting is Waiting.STEP
 
     def on_stop(self) -> None:
         """The engine stops: the running action stays resumable (see ``suspension``)."""
