@@ -19,7 +19,7 @@ from thermik.persistence.resource_values import EventQuery
 from thermik.persistence.values import NewStack
 
 ROOT = Path(__file__).resolve().parents[2]
-WENT_DOWN = "Engine went down during resource CREATE"
+WENT_DOWN = "Worker went down during resource CREATE"
 
 
 def test_a_restarted_engine_finishes_what_the_stopped_one_started(sqlite_url: str) -> None:

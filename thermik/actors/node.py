@@ -37,7 +37,7 @@ from thermik.engine.messages import (
 )
 from thermik.engine.operations import NodeAction
 from thermik.engine.states import RESOURCE, Action, State, Status, check_transition
-from thermik.errors import Failure, LockConflict, ThermikError
+from thermik.errors import ActionAborted, Failure, LockConflict, ThermikError
 from thermik.persistence.resource_values import Resource, ResourceChanges
 from thermik.resources.plugin import Operation, Progress, Props, ResourcePlugin
 
@@ -96,6 +96,8 @@ class NodeWork:
         self.attempts = 0
         self.locked = False
         self.cancelled = False
+        #: Why the stack cancelled the work (named in the aborted action's reason).
+        self.cancel_why = ""
         self.reported = False
         self.over = False
         #: The work took up an action a cleanly stopped engine suspended.
@@ -434,7 +436,7 @@ class NodeWork:
         elif isinstance(result, steps.Planned):
             self._update_in_place(result.changed)
         else:
-            self.fail(node_rules.cancelled(self.row, self.name))
+            self.fail(self._cancel_error())
 
     def on_timer(self, grace: bool) -> None:
         """A timer of this work fired: poll, retry the lock, or give up waiting on a cancel."""
@@ -463,11 +465,13 @@ class NodeWork:
         call, progress = self.call, self.progress
         self._submit(lambda: steps.poll(call, progress))
 
-    def on_cancel(self, grace: float) -> None:
-        """The stack cancelled this node: stop the plugin, with ``grace`` seconds to do so."""
+    def on_cancel(self, grace: float, why: str = "") -> None:
+        """The stack cancelled this node (``why`` says for what): stop the plugin, with
+        ``grace`` seconds to do so."""
         if self.reported or self.cancelled or self.over:
             return
         self.cancelled = True
+        self.cancel_why = why
         if self.waiting in (Waiting.POLL, Waiting.LOCK) and self.timer is not None:
             self.timer.cancel()
         if self.waiting is Waiting.LOCK or not self.locked:
@@ -479,7 +483,13 @@ class NodeWork:
         self.port.later(self.job, grace, grace=True)
 
     def _cancel_error(self) -> ThermikError:
-        return node_rules.cancelled(self.row, self.name)
+        row = self.row
+        if self.call is not None:
+            plugin = type(self.call.plugin).__name__
+        else:
+            plugin = row.resource_type if row is not None else "Resource"
+        task = node_rules.task_name(plugin, row, self.name, self.plan.stack)
+        return node_rules.aborted(row, self.name, self.cancel_why, task)
 
     def _cancel_plugin(self) -> None:
         call = self.call
@@ -557,21 +567,29 @@ class NodeWork:
         """Settle the node as FAILED (the row too, if this work locked it) and report it."""
         if self.over:
             return
-        failure = error if isinstance(error, Failure) else Failure.from_exception(error)
+        failure = self._failure(error)
         row = self.row
         if self.locked and row is not None:
             changes = ResourceChanges(physical_resource_id=node_rules.physical_change(self.call))
             engine = self.services.engine_id
             try:
                 self.row = rows.unlock(
-                    self.store, row, engine, Status.FAILED, failure.message, changes
+                    self.store, row, engine, Status.FAILED, str(failure), changes
                 )
             except ThermikError as unlock_error:
-                failure = Failure.from_exception(unlock_error)
+                failure = self._failure(unlock_error)
             self.locked = False
         if not self.reported:
             self._reply(self._failed(failure))
         self._end()
+
+    def _failure(self, error: ThermikError | Failure) -> Failure:
+        """The failure as Heat records it for this resource (``ValueError: resources.web:
+        ...``); an aborted action's reason stands alone (``UPDATE aborted``)."""
+        if isinstance(error, ActionAborted):
+            return Failure.from_exception(error)
+        failure = error if isinstance(error, Failure) else Failure.from_exception(error)
+        return failure.of_resource(self.name)
 
     def _failed(self, failure: Failure) -> ResourceFailed:
         return ResourceFailed(self.check.node, self.check.traversal_id, failure)

@@ -96,7 +96,7 @@ def unlock(
 
 def went_down_reason(row: Resource) -> str:
     """Heat's reason for a row whose engine died during the action."""
-    return f"Engine went down during resource {row.action}"
+    return f"Worker went down during resource {row.action}"
 
 
 def steal(store: Store, row: Resource) -> Resource:

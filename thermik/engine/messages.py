@@ -121,12 +121,14 @@ class CancelResource:
     """Tell a resource actor to stop the action it runs for ``node`` (``handle_*_cancel``).
 
     It replies ``ResourceFailed`` (or ``ResourceDone`` if the action finished first); after
-    ``grace_seconds`` it stops waiting for the plugin and reports the failure anyway.
+    ``grace_seconds`` it stops waiting for the plugin and reports the failure anyway. ``why``
+    is the cause the aborted action's status reason names (``Timed out`` for the deadline).
     """
 
     node: Node
     traversal_id: str
     grace_seconds: float
+    why: str = ""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

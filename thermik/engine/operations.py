@@ -115,3 +115,6 @@ def failed_reason(operation: Action, detail: str) -> str:
 
 
 TIMED_OUT = "Timed out"
+#: Why running resource actions are stopped when a user cancels or a new operation retires
+#: the traversal (Heat's ``CancelOperation`` text).
+USER_CANCEL = "user triggered cancel"

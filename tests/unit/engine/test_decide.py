@@ -175,7 +175,8 @@ def test_operations_that_cannot_replace_fail_instead(operation: Action) -> None:
     assert state.failures == ()
     (name, failure) = decision.state.failures[0]
     assert name == "a"
-    assert failure.type_name == "PluginError"
+    assert failure.type_name == "Error"
+    assert failure.path == ("resources", "a")
     assert f"which {operation.value} cannot do: why" in failure.message
 
 
