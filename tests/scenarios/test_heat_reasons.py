@@ -58,12 +58,13 @@ def stack_of(
     harness: Harness,
     resources: dict[str, Any],
     files: dict[str, Any] | None = None,
+    name: str = "s",
     **fields: Any,
 ) -> str:
     template = {"heat_template_version": HOT, "resources": resources}
     files_map = {name: json.dumps(doc) for name, doc in (files or {}).items()}
     template_id = harness.store.store_raw_template(template, {}, files_map)
-    return harness.store.create_stack(NewStack("s", "tenant", template_id, **fields)).id
+    return harness.store.create_stack(NewStack(name, "tenant", template_id, **fields)).id
 
 
 def child(**inner: Any) -> dict[str, Any]:
@@ -149,3 +150,53 @@ def test_a_failed_group_member_is_named_by_its_index(heat: Harness) -> None:
     assert heat.live(inner.id)[member].status_reason == (
         f"ValueError: resources[{member}]: Test Resource failed {member}"
     )
+
+
+def test_check_of_a_suspended_stack_checks_what_can_be_checked(heat: Harness) -> None:
+    stack_id = stack_of(heat, {"a": res(), "n": {"type": "OS::Heat::None"}})
+    assert heat.run(stack_id, Action.CREATE) == "CREATE_COMPLETE"
+    assert heat.run(stack_id, Action.SUSPEND) == "SUSPEND_COMPLETE"
+    assert heat.run(stack_id, Action.CHECK) == "CHECK_COMPLETE"
+    assert heat.reason(stack_id) == (
+        "Stack CHECK completed successfully. 'CHECK' not fully supported (see resources)"
+    )
+    live = heat.live(stack_id)
+    assert (live["a"].action, live["a"].status, live["a"].status_reason) == (
+        "CHECK",
+        "COMPLETE",
+        "state changed",
+    )
+    assert live["n"].status_reason == "CHECK not supported for OS::Heat::None"
+    events = heat.events(stack_id)
+    checks = events[events.index(("s", "CHECK", "IN_PROGRESS", "Stack CHECK started")) :]
+    # What cannot be checked records its outcome only, no IN_PROGRESS.
+    assert [event for event in checks if event[0] == "n"] == [
+        ("n", "CHECK", "COMPLETE", "CHECK not supported for OS::Heat::None")
+    ]
+    assert [event for event in checks if event[0] == "a"] == [
+        ("a", "CHECK", "IN_PROGRESS", "state changed"),
+        ("a", "CHECK", "COMPLETE", "state changed"),
+    ]
+
+
+def test_a_failed_check_that_could_not_check_everything_says_so(heat: Harness) -> None:
+    stack_id = stack_of(heat, {"bad": res(fail=True), "n": {"type": "OS::Heat::None"}})
+    assert heat.run(stack_id, Action.CREATE) == "CREATE_FAILED"
+    assert heat.run(stack_id, Action.CHECK) == "CHECK_FAILED"
+    assert heat.reason(stack_id) == (
+        "Resource CHECK failed: bad: Resource CHECK failed: "
+        "Exception: resources.bad: Resource not created. "
+        "'CHECK' not fully supported (see resources)"
+    )
+
+
+def test_a_child_stack_of_checkable_resources_is_fully_checked(heat: Harness) -> None:
+    stack_id = stack_of(heat, {"child": {"type": "child.yaml"}}, {"child.yaml": child(**res())})
+    assert heat.run(stack_id, Action.CREATE) == "CREATE_COMPLETE"
+    assert heat.run(stack_id, Action.CHECK) == "CHECK_COMPLETE"
+    assert heat.reason(stack_id) == "Stack CHECK completed successfully"
+    unchecked = {"child.yaml": child(type="OS::Heat::None")}
+    other = stack_of(heat, {"child": {"type": "child.yaml"}}, unchecked, name="other")
+    assert heat.run(other, Action.CREATE) == "CREATE_COMPLETE"
+    assert heat.run(other, Action.CHECK) == "CHECK_COMPLETE"
+    assert heat.reason(other).endswith(". 'CHECK' not fully supported (see resources)")

@@ -96,6 +96,8 @@ class NodeWork:
         self.attempts = 0
         self.locked = False
         self.cancelled = False
+        #: The reason a successful action records.
+        self.settled_reason = rows.STATE_CHANGED
         #: Why the stack cancelled the work (named in the aborted action's reason).
         self.cancel_why = ""
         self.reported = False
@@ -210,6 +212,9 @@ class NodeWork:
         operation = node_rules.OBSERVATIONS[self.action]
         plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
+        if operation is Operation.CHECK and not plugin_cls.checks():
+            self._not_checked(row, plugin_cls, props)
+            return
         if node_rules.observed_already(operation, row):
             done = self._call(plugin_cls(), props, operation)
             self._submit(lambda: steps.attribute_values(done))
@@ -218,6 +223,17 @@ class NodeWork:
             return
         call = self._call(plugin_cls(), props, operation)
         self._submit(lambda: steps.start(call))
+
+    def _not_checked(self, row: Resource, plugin_cls: type[ResourcePlugin], props: Props) -> None:
+        """As Heat: a version whose plugin cannot check is not checked; it records
+        ``CHECK_COMPLETE`` saying so (one event), unless it was never created."""
+        if row.action == Action.INIT.value:
+            self._complete(steps.Completed())
+            return
+        if self._lock(Action.CHECK, ResourceChanges(), quiet=True):
+            self.settled_reason = node_rules.check_unsupported(row)
+            call = self._call(plugin_cls(), props, Operation.CHECK)
+            self._submit(lambda: steps.attribute_values(call))
 
     def _resume(self, row: Resource) -> None:
         """Take up the action a cleanly stopped engine suspended: poll it on from its
@@ -352,7 +368,12 @@ class NodeWork:
         self.port.submit(self.job, step)
 
     def _lock(
-        self, action: Action, changes: ResourceChanges, *, properties: Props | None = None
+        self,
+        action: Action,
+        changes: ResourceChanges,
+        *,
+        properties: Props | None = None,
+        quiet: bool = False,
     ) -> bool:
         """Lock the row into ``<action>_IN_PROGRESS``, storing the ``properties`` it converges
         to; False if the work restarted or waits."""
@@ -370,7 +391,9 @@ class NodeWork:
             check_transition(RESOURCE, rows.state_of(row), target, resource=row.name)
         engine = self.services.engine_id
         try:
-            self.row = rows.lock(self.store, row, engine, action, changes, properties=properties)
+            self.row = rows.lock(
+                self.store, row, engine, action, changes, properties=properties, quiet=quiet
+            )
         except LockConflict:
             self._lock_lost()
             return False
@@ -537,9 +560,14 @@ class NodeWork:
         if self.check.node.is_update and result.attributes is not None:
             stored = {**result.attributes, REFERENCE_ID_KEY: result.reference_id}
         if self.locked:
-            status, reason = Status.COMPLETE, rows.STATE_CHANGED
             self.row = rows.unlock(
-                self.store, row, engine, status, reason, changes, attributes=stored
+                self.store,
+                row,
+                engine,
+                Status.COMPLETE,
+                self.settled_reason,
+                changes,
+                attributes=stored,
             )
             self.locked = False
         else:

@@ -288,3 +288,8 @@ def task_name(plugin: str, row: Resource | None, name: str, stack: StackIdentity
     physical = row.physical_resource_id if row is not None else None
     where = f"[{physical}] " if physical else ""
     return f'{plugin} "{name}" {where}Stack "{stack.name}" [{stack.id}]'
+
+
+def check_unsupported(row: Resource) -> str:
+    """Heat's reason for a version a stack CHECK cannot check (its plugin has no check)."""
+    return f"{Action.CHECK.value} not supported for {row.resource_type}"

@@ -69,12 +69,15 @@ class TraversalOptions:
         disable_rollback: a failure leaves the stack FAILED instead of rolling back.
         timeout_seconds: the traversal's deadline from its start; ``None`` for none.
         cancel_grace_seconds: how long a cancelled resource action may take to stop.
+        partial_check: a CHECK cannot check every resource (some plugins have no check); its
+            outcome's reason says so, as Heat's does.
     """
 
     concurrency_limit: int = 64
     disable_rollback: bool = False
     timeout_seconds: float | None = None
     cancel_grace_seconds: float = 30.0
+    partial_check: bool = False
 
 
 class TimerKind(enum.Enum):

@@ -32,6 +32,7 @@ from thermik.engine.messages import (
     TimerKind,
 )
 from thermik.engine.operations import (
+    PARTIAL_CHECK,
     NodeAction,
     cleanup_action,
     completed_reason,
@@ -39,7 +40,7 @@ from thermik.engine.operations import (
     stack_state,
     update_action,
 )
-from thermik.engine.states import Status
+from thermik.engine.states import Action, Status
 from thermik.engine.traversal import Decision, Phase, TraversalState
 from thermik.engine.versions import VersionId
 
@@ -213,6 +214,8 @@ class Step:
 
     def emit_state(self, status: Status, reason: str) -> None:
         state = stack_state(self.state.operation, status)
+        if self.state.operation is Action.CHECK and self.state.options.partial_check:
+            reason += PARTIAL_CHECK
         if status is Status.COMPLETE:
             self.commands.append(MarkStackComplete(self.tid, state, reason))
         else:

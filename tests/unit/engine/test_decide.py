@@ -213,3 +213,21 @@ def test_bugs_become_failures_not_exceptions() -> None:
 def test_a_limit_below_one_still_makes_progress() -> None:
     decision = start({"a": set(), "b": set()}, concurrency_limit=0)
     assert len(dispatched(decision)) == 1
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_a_check_that_cannot_check_everything_says_so_as_heat_does(partial: bool) -> None:
+    suffix = ". 'CHECK' not fully supported (see resources)" if partial else ""
+    graph = graph_of({"a": set(), "b": set()}, LIVE)
+    options = TraversalOptions(partial_check=partial)
+    state = decide(TraversalState.idle(), StartTraversal("t1", Action.CHECK, graph, options)).state
+    state = decide(state, done(Node(1, True), "a")).state
+    failed = decide(state, ResourceFailed(Node(2, True), "t1", BOOM))
+    reasons = [c.reason for c in failed.commands if isinstance(c, MarkStackComplete | RecordEvent)]
+    assert (
+        reasons[-1]
+        == "Resource CHECK failed: b: Resource CHECK failed: ResourceInError: boom" + suffix
+    )
+    completed = decide(state, done(Node(2, True), "b"))
+    reasons = [c.reason for c in completed.commands if isinstance(c, MarkStackComplete)]
+    assert reasons == ["Stack CHECK completed successfully" + suffix]
