@@ -375,8 +375,21 @@ class StackActor(PooledActor):
                     self._roll_back(stack, command.traversal_id, None)
             except ThermikError as error:
                 LOG.warning("stack %s: rollback not started: %s", self.stack_id, error)
+                self._settle_unrolled(command)
 
         self.followups.append(roll_back)
+
+    def _settle_unrolled(self, command: StartRollback) -> None:
+        """A cancel's rollback did not start: the stack it left IN_PROGRESS becomes FAILED."""
+        with contextlib.suppress(ThermikError):
+            stack = self.store.get_stack(self.stack_id)
+            if stack.current_traversal != command.traversal_id:
+                return
+            if stack.status != Status.IN_PROGRESS.value:
+                return
+            state = State(Action(stack.action), Status.FAILED)
+            if self._persist_state(command.traversal_id, state, command.reason):
+                self._record(command.traversal_id, state, command.reason)
 
     def _create_replacement(self, command: CreateReplacementVersion) -> None:
         plan = self.plans[command.traversal_id]

@@ -320,7 +320,11 @@ def _cancel(state: TraversalState, event: CancelRequested) -> Decision:
         failure = Failure.from_exception(InvalidTransition(problem))
         return Decision(state, (RejectRequest(event.traversal_id, failure),))
     step = Step(state)
-    step.fail(cancelled_reason(state.operation), rollback=event.rollback, cancel=USER_CANCEL)
+    # As Heat's convergence engine, a cancel with rollback starts the rollback at once: the
+    # stack goes from <ACTION>_IN_PROGRESS to ROLLBACK_IN_PROGRESS, never <ACTION>_FAILED.
+    reason = cancelled_reason(state.operation)
+    rollback = event.rollback
+    step.fail(reason, rollback=rollback, cancel=USER_CANCEL, record=not rollback)
     return step.decision()
 
 

@@ -241,11 +241,16 @@ class Step:
             self.emit_state(Status.COMPLETE, completed_reason(self.state.operation))
         self.close()
 
-    def fail(self, reason: str, *, rollback: bool, cancel: str | None) -> None:
-        """Mark the stack FAILED; optionally cancel running nodes (``cancel`` says why) and
-        start a rollback."""
+    def fail(
+        self, reason: str, *, rollback: bool, cancel: str | None, record: bool = True
+    ) -> None:
+        """Mark the stack FAILED (unless not ``record``: the rollback takes over at once);
+        optionally cancel running nodes (``cancel`` says why) and start a rollback."""
         self.phase = Phase.FAILED
-        self.emit_state(Status.FAILED, reason)
+        if record:
+            self.emit_state(Status.FAILED, reason)
+        else:
+            self.reason = reason
         self.rollback_started = rollback
         if cancel is not None:
             self.cancel_running(cancel)

@@ -10,6 +10,8 @@ import pytest
 from thermik.engine.decide import decide
 from thermik.engine.graph import ConvergenceGraph, Node, build_graph, graph_for
 from thermik.engine.messages import (
+    CancelNode,
+    CancelRequested,
     CloseTraversal,
     CreateReplacementVersion,
     DispatchNode,
@@ -23,6 +25,7 @@ from thermik.engine.messages import (
     ResourceFailed,
     ResourceNeedsReplacement,
     ResumeTraversal,
+    StartRollback,
     StartTraversal,
     Supersede,
     TraversalOptions,
@@ -231,3 +234,22 @@ def test_a_check_that_cannot_check_everything_says_so_as_heat_does(partial: bool
     completed = decide(state, done(Node(2, True), "b"))
     reasons = [c.reason for c in completed.commands if isinstance(c, MarkStackComplete)]
     assert reasons == ["Stack CHECK completed successfully" + suffix]
+
+
+@pytest.mark.parametrize("rollback", [False, True])
+def test_a_cancel_with_rollback_goes_straight_to_the_rollback(rollback: bool) -> None:
+    state = start({"a": set()}, Action.UPDATE).state
+    decision = decide(state, CancelRequested("t1", rollback))
+    kinds = [type(c) for c in decision.commands]
+    (cancel,) = [c for c in decision.commands if isinstance(c, CancelNode)]
+    assert cancel.message.why == "user triggered cancel"
+    if rollback:
+        # Heat's convergence engine records no UPDATE_FAILED: the rollback takes over.
+        assert PersistStackState not in kinds
+        assert RecordEvent not in kinds
+        (start_rollback,) = [c for c in decision.commands if isinstance(c, StartRollback)]
+        assert start_rollback.reason == "Stack UPDATE cancelled"
+    else:
+        assert StartRollback not in kinds
+        (event,) = [c for c in decision.commands if isinstance(c, RecordEvent)]
+        assert (str(event.state), event.reason) == ("UPDATE_FAILED", "Stack UPDATE cancelled")
