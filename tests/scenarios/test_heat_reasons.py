@@ -200,3 +200,20 @@ def test_a_child_stack_of_checkable_resources_is_fully_checked(heat: Harness) ->
     assert heat.run(other, Action.CREATE) == "CREATE_COMPLETE"
     assert heat.run(other, Action.CHECK) == "CHECK_COMPLETE"
     assert heat.reason(other).endswith(". 'CHECK' not fully supported (see resources)")
+
+
+def test_an_update_past_the_deadline_names_the_task_with_its_physical_id(heat: Harness) -> None:
+    stack_id = stack_of(heat, {"a": res("x")})
+    assert heat.run(stack_id, Action.CREATE) == "CREATE_COMPLETE"
+    physical = heat.live(stack_id)["a"].physical_resource_id
+    slow = heat.template({"a": res("y", action_wait_secs={"update": 30})})
+    heat.converge(stack_id, Action.UPDATE, slow, timeout_seconds=0.5)
+    assert heat.wait(stack_id) == "UPDATE_FAILED"
+    assert heat.reason(stack_id) == "Timed out"
+    assert physical
+    reason = (
+        f'UPDATE aborted (Task update from TestResource "a" [{physical}] '
+        f'Stack "s" [{stack_id}] Timed out)'
+    )
+    assert heat.live(stack_id)["a"].status_reason == reason
+    assert ("a", "UPDATE", "FAILED", reason) in heat.events(stack_id)
