@@ -113,7 +113,7 @@ def test_adopt_without_data_for_a_resource_fails_it(harness: Harness) -> None:
     stack_id = harness.stack({"a": res()})
     assert harness.run(stack_id, Action.ADOPT, adopt_data={"resources": {}}) == "ADOPT_FAILED"
     assert harness.live(stack_id)["a"].status_reason == (
-        "Error: resources.a: Resource ID was not provided."
+        "Exception: resources.a: Resource ID was not provided."
     )
 
 

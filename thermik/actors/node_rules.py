@@ -199,7 +199,7 @@ def adopt_entry(plan: TraversalPlan, name: str) -> Mapping[str, Any]:
     """The adopt data of resource ``name``."""
     entry = (plan.adopt or {}).get(name)
     if not isinstance(entry, Mapping) or not entry.get("resource_id"):
-        raise PluginError("Resource ID was not provided.", resource=name)
+        raise PluginError("Resource ID was not provided.", resource=name, kind="Exception")
     return entry
 
 
