@@ -30,6 +30,7 @@ boundary (API, CLI, actor) is a bug. The tree::
     ├── RequestTooLarge                413  body or template over the configured limit
     ├── ConfigError                    500  configuration is missing or contradictory
     ├── PluginError                    500  a resource plugin misbehaved (bug or cloud failure)
+    │   └── ActionAborted                   a resource action was cancelled or timed out
     ├── StoreError                     503  the database cannot be used
     │   ├── DatabaseUnavailable             unreachable, wrong credentials, locked file
     │   ├── SchemaNotMigrated               run ``thermik-manage db sync``
@@ -99,6 +100,10 @@ class ThermikError(Exception):
         where = format_path(self.path)
         return f"{where}: {self.message}" if where else self.message
 
+    def reason_type(self) -> str:
+        """The exception class name Heat would record for this error in a status reason."""
+        return type(self).__name__
+
     def at(self, *prefix: PathElement) -> ThermikError:
         """Return this error with ``prefix`` prepended to its path (used while unwinding)."""
         self.path = tuple(prefix) + self.path
@@ -111,6 +116,10 @@ class InvalidInput(ThermikError):
 
     http_status = 400
     heat_type = "StackValidationFailed"
+
+    def reason_type(self) -> str:
+        """Heat records a bad value met while acting (a property) as ``StackValidationFailed``."""
+        return "StackValidationFailed"
 
 
 class TemplateError(InvalidInput):
@@ -265,9 +274,41 @@ class ConfigError(ThermikError):
 
 
 class PluginError(ThermikError):
-    """A resource plugin failed; the message is shown as the resource's status reason."""
+    """A resource plugin failed; the message is shown in the resource's status reason.
+
+    ``kind`` is the exception class name the reason starts with, as Heat writes it
+    (``Error: resources.web: ...``): Heat's plugins mostly raise its generic ``Error``; a
+    plugin imitating one that raises something else names that.
+    """
 
     heat_type = "ResourceFailure"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Sequence[PathElement] = (),
+        resource: str | None = None,
+        stack: str | None = None,
+        kind: str = "Error",
+    ) -> None:
+        self.kind = kind
+        super().__init__(message, path=path, resource=resource, stack=stack)
+
+    def reason_type(self) -> str:
+        """The exception class name the status reason starts with (may be empty)."""
+        return self.kind
+
+
+class ActionAborted(PluginError):
+    """A resource action was stopped before it ended (a cancel, the stack's deadline).
+
+    Its message is the whole status reason, as Heat writes it: ``UPDATE aborted`` or
+    ``CREATE aborted (<why>)``, with neither a class name nor a path in front.
+    """
+
+    def __init__(self, message: str, *, resource: str | None = None) -> None:
+        super().__init__(message, resource=resource, kind="")
 
 
 class EngineStopping(ThermikError):
@@ -324,20 +365,50 @@ class DeliveryStuck(DeliveryError):
     """The document a server is served stays older than the latest generation past a deadline."""
 
 
+def heat_path(path: Sequence[PathElement]) -> str:
+    """Render a path as Heat does in status reasons: like :func:`format_path`, but a name made
+    of digits (a ResourceGroup member) is an index too: ``resources.group.resources[1]``."""
+    out = ""
+    for element in path:
+        if isinstance(element, int) or element.isdigit():
+            out += f"[{element}]"
+        else:
+            out = f"{out}.{element}" if out else element
+    return out
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Failure:
-    """A failure as it crosses actor boundaries or is stored: a value, not an exception."""
+    """A failure as it crosses actor boundaries or is stored: a value, not an exception.
+
+    ``str()`` gives it the way Heat writes a failure in a status reason:
+    ``<type>: <path>: <message>``, leaving out an empty type or path.
+    """
 
     type_name: str
     message: str
     retryable: bool = False
+    path: tuple[PathElement, ...] = ()
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> Failure:
         """Capture ``exc``; errors outside the tree are recorded by class name and text."""
-        retryable = exc.retryable if isinstance(exc, ThermikError) else False
-        text = str(exc) or type(exc).__name__
-        return cls(type(exc).__name__, text, retryable)
+        if isinstance(exc, ThermikError):
+            return cls(exc.reason_type(), exc.message, exc.retryable, exc.path)
+        return cls(type(exc).__name__, str(exc) or type(exc).__name__)
+
+    @property
+    def detail(self) -> str:
+        """The message with its path in front, without the type."""
+        where = heat_path(self.path)
+        return f"{where}: {self.message}" if where else self.message
+
+    def of_resource(self, name: str) -> Failure:
+        """This failure as Heat records it for resource ``name``: its path is under
+        ``resources.<name>`` (a path there already, such as a property's, is kept)."""
+        if self.path[:2] == ("resources", name):
+            return self
+        return dataclasses.replace(self, path=("resources", name, *self.path))
 
     def __str__(self) -> str:
-        return f"{self.type_name}: {self.message}"
+        return f"{self.type_name}: {self.detail}" if self.type_name else self.detail

@@ -211,7 +211,9 @@ def test_cancel_update_rolls_back(heat: Any) -> None:
     reasons = [
         e.resource_status_reason for e in heat.events.list("slow") if e.resource_name == "slow"
     ]
-    assert "Stack UPDATE cancelled" in reasons
+    # As Heat's convergence engine: the rollback starts at once, no UPDATE_FAILED.
+    assert "Stack ROLLBACK started" in reasons
+    assert "Stack UPDATE cancelled" not in reasons
 
     heat.stacks.update(stack_id, existing=True, parameters={"word": "again"})
     heat.actions.cancel_without_rollback(stack_id)

@@ -202,7 +202,10 @@ def test_check_carries_on_after_failures_and_reports_them() -> None:
     traversal = world.start(Action.CHECK)
     world.run()
     assert world.stack == State(Action.CHECK, Status.FAILED)
-    assert world.stack_reason.startswith("Resource CHECK failed: a: ResourceInError")
+    # As Heat: each resource's own failure reason, after its name.
+    assert world.stack_reason.startswith(
+        "Resource CHECK failed: a: Resource CHECK failed: ResourceInError: "
+    )
     assert [name for name, _ in world.order(traversal)] == ["a", "b", "c"]
     assert world.state.rollback_started is False
 

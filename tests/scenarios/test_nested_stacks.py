@@ -153,9 +153,16 @@ def test_a_failure_in_the_child_fails_the_parent_resource_with_its_reason(
     assert (child.action, child.status) == ("CREATE", "FAILED")
     row = nested.live(stack_id)["child"]
     assert (row.action, row.status) == ("CREATE", "FAILED")
-    assert "echo" in child.status_reason
-    assert child.status_reason in row.status_reason
-    assert "echo" in nested.reason(stack_id)
+    # Heat's wording: the child's failure re-rooted under the parent's resource.
+    assert child.status_reason == (
+        "Resource CREATE failed: ValueError: resources.echo: Test Resource failed echo"
+    )
+    assert row.status_reason == (
+        "ValueError: resources.child.resources.echo: Test Resource failed echo"
+    )
+    assert nested.reason(stack_id) == f"Resource CREATE failed: {row.status_reason}"
+    events = nested.events(stack_id)
+    assert ("child", "CREATE", "FAILED", row.status_reason) in events
     # The user of the child's output never ran.
     assert nested.states(stack_id)["user"] == "INIT_COMPLETE"
 

@@ -11,6 +11,8 @@ from thermik.errors import InvalidTransition, TraversalConflict
 SLOW = 30
 #: Long enough to act while it runs, short enough for what must wait for it to end.
 WHILE = 1.5
+#: Heat's status reason of a failing OS::Heat::TestResource named ``bad``.
+BAD = "ValueError: resources.bad: Test Resource failed bad"
 
 
 def test_a_failed_create_rolls_back_to_nothing(harness: Harness) -> None:
@@ -19,13 +21,8 @@ def test_a_failed_create_rolls_back_to_nothing(harness: Harness) -> None:
     assert state == "ROLLBACK_COMPLETE", harness.reason(stack_id)
     assert harness.rows(stack_id) == []
     events = harness.events(stack_id)
-    assert ("bad", "CREATE", "FAILED", "Test Resource failed bad") in events
-    failed = (
-        "s",
-        "CREATE",
-        "FAILED",
-        "Resource CREATE failed: PluginError: Test Resource failed bad",
-    )
+    assert ("bad", "CREATE", "FAILED", BAD) in events
+    failed = ("s", "CREATE", "FAILED", f"Resource CREATE failed: {BAD}")
     assert failed in events
     assert events.index(failed) < events.index(
         ("s", "ROLLBACK", "IN_PROGRESS", "Stack ROLLBACK started")
@@ -37,11 +34,12 @@ def test_a_failed_create_rolls_back_to_nothing(harness: Harness) -> None:
 def test_without_rollback_a_failure_leaves_the_stack_failed(harness: Harness) -> None:
     stack_id = harness.stack({"ok": res(), "bad": res(fail=True)})
     assert harness.run(stack_id, Action.CREATE) == "CREATE_FAILED"
-    assert (
-        harness.reason(stack_id) == "Resource CREATE failed: PluginError: Test Resource failed bad"
-    )
+    assert harness.reason(stack_id) == f"Resource CREATE failed: {BAD}"
     assert harness.states(stack_id)["bad"] == "CREATE_FAILED"
-    assert harness.live(stack_id)["bad"].status_reason == "Test Resource failed bad"
+    assert harness.live(stack_id)["bad"].status_reason == BAD
+    events = harness.events(stack_id)
+    failed = ("s", "CREATE", "FAILED", f"Resource CREATE failed: {BAD}")
+    assert events.index(("bad", "CREATE", "FAILED", BAD)) < events.index(failed)
     assert harness.locked(stack_id) == []
     assert harness.run(stack_id, Action.DELETE) == "DELETE_COMPLETE"
 
@@ -62,7 +60,9 @@ def test_properties_that_do_not_validate_fail_the_resource(harness: Harness) -> 
     )
     assert harness.run(stack_id, Action.CREATE) == "CREATE_FAILED"
     reason = harness.live(stack_id)["b"].status_reason
-    assert reason.startswith("resources.b.properties.wait_secs:"), reason
+    # Heat's shape, "<type>: <path>: <message>", with Thermik's own path and message.
+    assert reason.startswith("StackValidationFailed: resources.b.properties.wait_secs:"), reason
+    assert harness.reason(stack_id) == f"Resource CREATE failed: {reason}"
 
 
 def test_the_deadline_fails_the_stack_and_cancels_what_runs(harness: Harness) -> None:
@@ -71,7 +71,9 @@ def test_the_deadline_fails_the_stack_and_cancels_what_runs(harness: Harness) ->
     assert harness.wait(stack_id) == "CREATE_FAILED"
     assert harness.reason(stack_id) == "Timed out"
     assert harness.states(stack_id) == {"quick": "CREATE_COMPLETE", "slow": "CREATE_FAILED"}
-    assert harness.live(stack_id)["slow"].status_reason == "CREATE cancelled"
+    assert harness.live(stack_id)["slow"].status_reason == (
+        f'CREATE aborted (Task create from TestResource "slow" Stack "s" [{stack_id}] Timed out)'
+    )
     assert harness.locked(stack_id) == []
 
 
@@ -83,7 +85,14 @@ def test_cancel_with_rollback_returns_to_the_previous_template(harness: Harness)
     harness.runtime.cancel(stack_id, rollback=True)
     assert harness.wait(stack_id) == "ROLLBACK_COMPLETE", harness.reason(stack_id)
     events = harness.events(stack_id)
-    assert ("s", "UPDATE", "FAILED", "Stack UPDATE cancelled") in events
+    # As Heat's convergence engine: straight from UPDATE_IN_PROGRESS to the rollback.
+    stack_events = [event for event in events if event[0] == "s"]
+    assert stack_events[-3:] == [
+        ("s", "UPDATE", "IN_PROGRESS", "Stack UPDATE started"),
+        ("s", "ROLLBACK", "IN_PROGRESS", "Stack ROLLBACK started"),
+        ("s", "ROLLBACK", "COMPLETE", "Stack ROLLBACK completed successfully"),
+    ]
+    assert ("a", "UPDATE", "FAILED", "UPDATE aborted (user triggered cancel)") in events
     assert harness.value_of(stack_id, "a") == "one"
     assert harness.locked(stack_id) == []
 
@@ -96,6 +105,12 @@ def test_cancel_without_rollback_leaves_the_stack_failed(harness: Harness) -> No
     assert harness.wait(stack_id) == "CREATE_FAILED"
     assert harness.reason(stack_id) == "Stack CREATE cancelled"
     assert harness.states(stack_id) == {"a": "CREATE_FAILED"}
+    reason = "CREATE aborted (user triggered cancel)"
+    assert harness.live(stack_id)["a"].status_reason == reason
+    assert harness.events(stack_id)[-2:] == [
+        ("s", "CREATE", "FAILED", "Stack CREATE cancelled"),
+        ("a", "CREATE", "FAILED", reason),
+    ]
     assert harness.locked(stack_id) == []
 
 

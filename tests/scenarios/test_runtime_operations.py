@@ -23,7 +23,13 @@ def test_check_reports_a_resource_that_is_not_there_and_carries_on(harness: Harn
     assert harness.run(stack_id, Action.CREATE) == "CREATE_FAILED"
     assert harness.run(stack_id, Action.CHECK) == "CHECK_FAILED"
     assert harness.states(stack_id) == {"ok": "CHECK_COMPLETE", "bad": "CHECK_FAILED"}
-    assert "bad: PluginError: Resource not created" in harness.reason(stack_id)
+    assert harness.reason(stack_id) == (
+        "Resource CHECK failed: bad: Resource CHECK failed: "
+        "Exception: resources.bad: Resource not created"
+    )
+    assert harness.live(stack_id)["bad"].status_reason == (
+        "Exception: resources.bad: Resource not created"
+    )
 
 
 def test_suspend_then_resume(harness: Harness) -> None:
@@ -106,7 +112,9 @@ def test_adopt_takes_over_existing_resources(harness: Harness) -> None:
 def test_adopt_without_data_for_a_resource_fails_it(harness: Harness) -> None:
     stack_id = harness.stack({"a": res()})
     assert harness.run(stack_id, Action.ADOPT, adopt_data={"resources": {}}) == "ADOPT_FAILED"
-    assert harness.live(stack_id)["a"].status_reason == "Resource ID was not provided."
+    assert harness.live(stack_id)["a"].status_reason == (
+        "Exception: resources.a: Resource ID was not provided."
+    )
 
 
 def test_a_suspend_that_failed_half_way_can_be_retried(harness: Harness) -> None:

@@ -19,7 +19,8 @@ from thermik.persistence.resource_values import EventQuery
 from thermik.persistence.values import NewStack
 
 ROOT = Path(__file__).resolve().parents[2]
-WENT_DOWN = "Engine went down during resource CREATE"
+WENT_DOWN = "Worker went down during resource CREATE"
+CREATING = ("CREATE", "IN_PROGRESS")
 
 
 def test_a_restarted_engine_finishes_what_the_stopped_one_started(sqlite_url: str) -> None:
@@ -37,6 +38,9 @@ def test_a_restarted_engine_finishes_what_the_stopped_one_started(sqlite_url: st
         # A clean stop fails nothing: the actions it interrupted resumed, no version replaced.
         assert [event for event in again.events(stack_id) if event[2] == "FAILED"] == []
         assert len(again.rows(stack_id)) == 6
+        # A resumed action is the same action: it was recorded IN_PROGRESS once.
+        starts = [event[0] for event in again.events(stack_id) if event[1:3] == CREATING]
+        assert sorted(starts) == [*(f"r{i}" for i in range(6)), "s"]
 
 
 def test_the_deadline_counts_from_the_first_engines_start(sqlite_url: str) -> None:
@@ -65,6 +69,9 @@ def test_a_delete_interrupted_by_a_clean_stop_resumes(sqlite_url: str) -> None:
         reasons = [event[3] for event in again.events(stack_id) if event[2] == "FAILED"]
         assert reasons == []
         assert again.locked(stack_id) == []
+        deleting = ("DELETE", "IN_PROGRESS")
+        starts = [event[0] for event in again.events(stack_id) if event[1:3] == deleting]
+        assert sorted(starts) == ["a", "b", "s"]
 
 
 def test_an_update_interrupted_by_a_clean_stop_resumes(sqlite_url: str) -> None:

@@ -48,7 +48,9 @@ def test_a_failure_signal_fails_the_wait(harness: Harness) -> None:
     stack_id = start_waiting(harness)
     harness.runtime.signal(stack_id, "handle", {"status": "FAILURE", "reason": "disk full"})
     assert harness.wait(stack_id) == "CREATE_FAILED"
-    assert harness.live(stack_id)["wait"].status_reason == "disk full"
+    reason = "WaitConditionFailure: resources.wait: disk full"
+    assert harness.live(stack_id)["wait"].status_reason == reason
+    assert harness.reason(stack_id) == f"Resource CREATE failed: {reason}"
 
 
 def test_a_malformed_signal_is_refused_and_changes_nothing(harness: Harness) -> None:

@@ -73,3 +73,33 @@ def test_failure_from_foreign_exception() -> None:
     assert failure.type_name == "ZeroDivisionError"
     assert failure.message == "ZeroDivisionError"
     assert not failure.retryable
+
+
+def test_a_plugin_failure_reads_as_heats_resource_failure() -> None:
+    failure = errors.Failure.from_exception(errors.PluginError("went to ERROR"))
+    assert str(failure.of_resource("web")) == "Error: resources.web: went to ERROR"
+    named = errors.PluginError("Test Resource failed bad", kind="ValueError")
+    failure = errors.Failure.from_exception(named).of_resource("bad")
+    assert str(failure) == "ValueError: resources.bad: Test Resource failed bad"
+
+
+def test_a_group_member_is_an_index_in_heats_paths() -> None:
+    assert errors.heat_path(("resources", "1")) == "resources[1]"
+    assert errors.heat_path(("resources", "group", "resources[1]")) == (
+        "resources.group.resources[1]"
+    )
+    # Thermik's own validation paths keep digit names as names.
+    assert errors.format_path(("resources", "1")) == "resources.1"
+
+
+def test_a_failure_with_a_path_already_under_the_resource_keeps_it() -> None:
+    bad = errors.PropertyError("not a number", path=("resources", "b", "properties", "n"))
+    failure = errors.Failure.from_exception(bad).of_resource("b")
+    assert str(failure) == "StackValidationFailed: resources.b.properties.n: not a number"
+
+
+def test_an_aborted_action_has_neither_type_nor_path() -> None:
+    failure = errors.Failure.from_exception(errors.ActionAborted("UPDATE aborted"))
+    assert str(failure) == "UPDATE aborted"
+    untyped = errors.Failure.from_exception(errors.PluginError("Timed out", kind=""))
+    assert str(untyped.of_resource("child")) == "resources.child: Timed out"

@@ -29,7 +29,7 @@ from thermik.engine.operations import NodeAction
 from thermik.engine.states import Action
 from thermik.errors import Failure, ThermikError
 from thermik.persistence.resource_values import Resource, ResourceChanges
-from thermik.resources.plugin import Operation
+from thermik.resources.plugin import Operation, Props, ResourcePlugin
 
 
 class NodeWork(NodeSuspension):
@@ -135,6 +135,9 @@ class NodeWork(NodeSuspension):
         operation = node_rules.OBSERVATIONS[self.action]
         plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
+        if operation is Operation.CHECK and not plugin_cls.checks():
+            self._not_checked(row, plugin_cls, props)
+            return
         if node_rules.observed_already(operation, row):
             done = self._call(plugin_cls(), props, operation)
             self._submit(lambda: steps.attribute_values(done))
@@ -143,6 +146,17 @@ class NodeWork(NodeSuspension):
             return
         call = self._call(plugin_cls(), props, operation)
         self._submit(lambda: steps.start(call))
+
+    def _not_checked(self, row: Resource, plugin_cls: type[ResourcePlugin], props: Props) -> None:
+        """As Heat: a version whose plugin cannot check is not checked; it records
+        ``CHECK_COMPLETE`` saying so (one event), unless it was never created."""
+        if row.action == Action.INIT.value:
+            self._complete(steps.Completed())
+            return
+        if self._lock(Action.CHECK, ResourceChanges(), quiet=True):
+            self.settled_reason = node_rules.check_unsupported(row)
+            call = self._call(plugin_cls(), props, Operation.CHECK)
+            self._submit(lambda: steps.attribute_values(call))
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -181,7 +195,7 @@ class NodeWork(NodeSuspension):
         elif isinstance(result, steps.Planned):
             self._update_in_place(result.changed)
         else:
-            self.fail(node_rules.cancelled(self.row, self.name))
+            self.fail(self._cancel_error())
 
     def on_timer(self, grace: bool) -> None:
         """A timer of this work fired: poll, retry the lock, or give up waiting on a cancel."""
@@ -210,11 +224,13 @@ class NodeWork(NodeSuspension):
         call, progress = self.call, self.progress
         self._submit(lambda: steps.poll(call, progress))
 
-    def on_cancel(self, grace: float) -> None:
-        """The stack cancelled this node: stop the plugin, with ``grace`` seconds to do so."""
+    def on_cancel(self, grace: float, why: str = "") -> None:
+        """The stack cancelled this node (``why`` says for what): stop the plugin, with
+        ``grace`` seconds to do so."""
         if self.reported or self.cancelled or self.over:
             return
         self.cancelled = True
+        self.cancel_why = why
         if self.waiting in (Waiting.POLL, Waiting.LOCK) and self.timer is not None:
             self.timer.cancel()
         if self.waiting is Waiting.LOCK or not self.locked:
@@ -226,7 +242,13 @@ class NodeWork(NodeSuspension):
         self.port.later(self.job, grace, grace=True)
 
     def _cancel_error(self) -> ThermikError:
-        return node_rules.cancelled(self.row, self.name)
+        row = self.row
+        if self.call is not None:
+            plugin = type(self.call.plugin).__name__
+        else:
+            plugin = row.resource_type if row is not None else "Resource"
+        task = node_rules.task_name(plugin, row, self.name, self.plan.stack)
+        return node_rules.aborted(row, self.name, self.cancel_why, task)
 
     def _cancel_plugin(self) -> None:
         call = self.call

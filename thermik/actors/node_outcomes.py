@@ -24,7 +24,7 @@ from thermik.engine.messages import (
     ResourceNeedsReplacement,
 )
 from thermik.engine.states import Action, State, Status
-from thermik.errors import Failure, LockConflict, ThermikError
+from thermik.errors import ActionAborted, Failure, LockConflict, ThermikError
 from thermik.persistence.resource_values import JoinArrival, Resource, ResourceChanges
 from thermik.resources.plugin import Operation
 
@@ -76,13 +76,12 @@ class NodeOutcomes(NodeState):
         # Recorded with the final state: the stack then dispatches what it enables at once.
         arrival = None if self.reported else self._arrival(data)
         if self.locked:
-            status, reason = Status.COMPLETE, rows.STATE_CHANGED
             self.row = rows.unlock(
                 self.store,
                 row,
                 engine,
-                status,
-                reason,
+                Status.COMPLETE,
+                self.settled_reason,
                 changes,
                 attributes=stored,
                 arrival=arrival,
@@ -119,21 +118,29 @@ class NodeOutcomes(NodeState):
         """Settle the node as FAILED (the row too, if this work locked it) and report it."""
         if self.over:
             return
-        failure = error if isinstance(error, Failure) else Failure.from_exception(error)
+        failure = self._failure(error)
         row = self.row
         if self.locked and row is not None:
             changes = ResourceChanges(physical_resource_id=node_rules.physical_change(self.call))
             engine = self.services.engine_id
             try:
                 self.row = rows.unlock(
-                    self.store, row, engine, Status.FAILED, failure.message, changes
+                    self.store, row, engine, Status.FAILED, str(failure), changes
                 )
             except ThermikError as unlock_error:
-                failure = Failure.from_exception(unlock_error)
+                failure = self._failure(unlock_error)
             self.locked = False
         if not self.reported:
             self._reply(self._failed(failure))
         self._end()
+
+    def _failure(self, error: ThermikError | Failure) -> Failure:
+        """The failure as Heat records it for this resource (``ValueError: resources.web:
+        ...``); an aborted action's reason stands alone (``UPDATE aborted``)."""
+        if isinstance(error, ActionAborted):
+            return Failure.from_exception(error)
+        failure = error if isinstance(error, Failure) else Failure.from_exception(error)
+        return failure.of_resource(self.name)
 
     def _failed(self, failure: Failure) -> ResourceFailed:
         return ResourceFailed(self.check.node, self.check.traversal_id, failure)

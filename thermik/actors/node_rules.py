@@ -19,12 +19,13 @@ from thermik.actors.retention import RETAIN, read_retained
 from thermik.actors.services import Services
 from thermik.actors.stored import split_attribute_key
 from thermik.engine.messages import CheckResource
-from thermik.engine.operations import NodeAction
+from thermik.engine.operations import TIMED_OUT, NodeAction
 from thermik.engine.states import Action, Status
-from thermik.errors import PluginError, ThermikError
+from thermik.errors import ActionAborted, PluginError, ThermikError
 from thermik.persistence.resource_values import Resource, ResourceChanges
 from thermik.persistence.store import Store
 from thermik.persistence.values import KEEP, Keep
+from thermik.resources.context import StackIdentity
 from thermik.resources.plugin import Operation, Props, ResourcePlugin
 from thermik.resources.template_resource import TemplateResource
 from thermik.template import StackDefinition
@@ -198,7 +199,7 @@ def adopt_entry(plan: TraversalPlan, name: str) -> Mapping[str, Any]:
     """The adopt data of resource ``name``."""
     entry = (plan.adopt or {}).get(name)
     if not isinstance(entry, Mapping) or not entry.get("resource_id"):
-        raise PluginError("Resource ID was not provided.", resource=name)
+        raise PluginError("Resource ID was not provided.", resource=name, kind="Exception")
     return entry
 
 
@@ -270,7 +271,25 @@ def restore_previous(store: Store, row: Resource, previous: Resource) -> Resourc
     return dataclasses.replace(previous, atomic_key=key, engine_id=None)
 
 
-def cancelled(row: Resource | None, name: str) -> PluginError:
-    """The failure of a node the stack cancelled."""
+def aborted(row: Resource | None, name: str, why: str, task: str) -> ActionAborted:
+    """The failure of a node the stack cancelled, in Heat's words: ``UPDATE aborted``, with the
+    cause in brackets; a deadline's names the ``task`` that ran out of time, as Heat does:
+    ``CREATE aborted (Task create from TestResource "web" Stack "s" [<id>] Timed out)``."""
     action = row.action if row is not None else "action"
-    return PluginError(f"{action} cancelled", resource=name)
+    if why == TIMED_OUT:
+        why = f"Task {action.lower()} from {task} {why}"
+    text = f"{action} aborted ({why})" if why else f"{action} aborted"
+    return ActionAborted(text, resource=name)
+
+
+def task_name(plugin: str, row: Resource | None, name: str, stack: StackIdentity) -> str:
+    """How Heat names a resource in a task: ``TestResource "web" [<physical id>] Stack "s"
+    [<stack id>]`` (the physical id the version had when its action started, if any)."""
+    physical = row.physical_resource_id if row is not None else None
+    where = f"[{physical}] " if physical else ""
+    return f'{plugin} "{name}" {where}Stack "{stack.name}" [{stack.id}]'
+
+
+def check_unsupported(row: Resource) -> str:
+    """Heat's reason for a version a stack CHECK cannot check (its plugin has no check)."""
+    return f"{Action.CHECK.value} not supported for {row.resource_type}"

@@ -79,6 +79,10 @@ class NodeState(abc.ABC):
         self.attempts = 0
         self.locked = False
         self.cancelled = False
+        #: The reason a successful action records.
+        self.settled_reason = rows.STATE_CHANGED
+        #: Why the stack cancelled the work (named in the aborted action's reason).
+        self.cancel_why = ""
         self.reported = False
         self.over = False
         #: The work took up an action a cleanly stopped engine suspended.
@@ -132,7 +136,12 @@ class NodeState(abc.ABC):
         self.port.submit(self.job, step)
 
     def _lock(
-        self, action: Action, changes: ResourceChanges, *, properties: Props | None = None
+        self,
+        action: Action,
+        changes: ResourceChanges,
+        *,
+        properties: Props | None = None,
+        quiet: bool = False,
     ) -> bool:
         """Lock the row into ``<action>_IN_PROGRESS``, storing the ``properties`` it converges
         to; False if the work restarted or waits."""
@@ -150,7 +159,9 @@ class NodeState(abc.ABC):
             check_transition(RESOURCE, rows.state_of(row), target, resource=row.name)
         engine = self.services.engine_id
         try:
-            self.row = rows.lock(self.store, row, engine, action, changes, properties=properties)
+            self.row = rows.lock(
+                self.store, row, engine, action, changes, properties=properties, quiet=quiet
+            )
         except LockConflict:
             self._lock_lost()
             return False

@@ -33,8 +33,14 @@ class NodeSuspension(NodeOutcomes):
         plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls) or {}
         try:
+            # The action goes on: its IN_PROGRESS was recorded when it started.
             self.row = rows.lock(
-                self.store, row, self.services.engine_id, Action(row.action), ResourceChanges()
+                self.store,
+                row,
+                self.services.engine_id,
+                Action(row.action),
+                ResourceChanges(),
+                quiet=True,
             )
         except LockConflict:
             self._lock_lost()

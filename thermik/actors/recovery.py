@@ -2,7 +2,7 @@
 
 A stack is driven by the engine holding its lease, renewed with every heartbeat. When an engine
 stops renewing (it crashed or was killed), its leases expire and any engine may take them over:
-rows it had locked are released as ``<ACTION>_FAILED`` ("Engine went down during resource
+rows it had locked are released as ``<ACTION>_FAILED`` ("Worker went down during resource
 CREATE"), and a traversal it left IN_PROGRESS is resumed from the rows and the join log. The
 runtime runs this on start and on every heartbeat (the reaper Heat never had). An engine that
 stopped cleanly locked nothing any more: it suspended its running actions

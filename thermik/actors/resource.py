@@ -139,7 +139,7 @@ class ResourceActor(PooledActor):
             and work.check.node == message.node
             and work.check.traversal_id == message.traversal_id
         ):
-            work.on_cancel(message.grace_seconds)
+            work.on_cancel(message.grace_seconds, message.why)
             return
         for run in list(self.pending):
             check = run.check

@@ -55,14 +55,16 @@ def lock(
     changes: ResourceChanges,
     *,
     properties: Mapping[str, Any] | None = None,
+    quiet: bool = False,
 ) -> Resource:
     """Lock ``row`` into ``<action>_IN_PROGRESS`` (``LockConflict`` if it moved on), storing
-    the ``properties`` it is about to converge to in the same write."""
+    the ``properties`` it is about to converge to in the same write; ``quiet``: with no
+    event (Heat records only the outcome of what it does not really do)."""
     changes = dataclasses.replace(
         changes, action=action.value, status=Status.IN_PROGRESS.value, status_reason=STATE_CHANGED
     )
     state = State(action, Status.IN_PROGRESS)
-    event = event_for(row, state, STATE_CHANGED, row.physical_resource_id)
+    event = None if quiet else event_for(row, state, STATE_CHANGED, row.physical_resource_id)
     key = store.lock_resource(
         row.id, engine_id, row.atomic_key, changes, event=event, properties=properties
     )
@@ -102,7 +104,7 @@ def unlock(
 
 def went_down_reason(row: Resource) -> str:
     """Heat's reason for a row whose engine died during the action."""
-    return f"Engine went down during resource {row.action}"
+    return f"Worker went down during resource {row.action}"
 
 
 def steal(store: Store, row: Resource) -> Resource:

@@ -94,7 +94,7 @@ class SignalWork:
         """The plugin handled the signal (or refused it)."""
         outcome = message.result
         if message.failure is not None:
-            self.fail(PluginError(message.failure.message))
+            self.fail(PluginError(message.failure.detail))
         elif isinstance(outcome, _Outcome) and outcome.error is not None:
             self.fail(outcome.error)
         else:

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import logging
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from thermik.actors import codec, stack_changes
+from thermik.actors.check_support import fully_checkable
 from thermik.actors.codec import TraversalRecord
 from thermik.actors.plan import TraversalPlan
 from thermik.actors.planning import EMPTYING, Prepared, definition_of, prepare
@@ -52,6 +54,7 @@ from thermik.engine.messages import (
     StartTraversal,
     TimeoutFired,
     TimerKind,
+    TraversalOptions,
 )
 from thermik.engine.states import STACK, Action, State, Status, check_transition
 from thermik.engine.traversal import TraversalState
@@ -222,8 +225,18 @@ class StackActor(PooledActor):
             self._fail_unstarted(stack, record, error)
             return
         self.plans[traversal_id] = prepared.plan
-        options = stack_changes.options(self.services.settings, stack, record, elapsed=0.0)
+        options = self._options(stack, record, elapsed=0.0)
         self.feed(StartTraversal(traversal_id, record.operation, prepared.graph, options))
+
+    def _options(
+        self, stack: Stack, record: TraversalRecord, *, elapsed: float
+    ) -> TraversalOptions:
+        """The traversal's options; a CHECK's say whether it can check everything."""
+        options = stack_changes.options(self.services.settings, stack, record, elapsed=elapsed)
+        if record.operation is Action.CHECK:
+            checkable = fully_checkable(self.store, self.services.registry, stack)
+            options = dataclasses.replace(options, partial_check=not checkable)
+        return options
 
     def _fail_unstarted(self, stack: Stack, record: TraversalRecord, error: ThermikError) -> None:
         state = stack_changes.target_state(record.operation, Status.FAILED)
@@ -262,7 +275,7 @@ class StackActor(PooledActor):
         self.plans[traversal_id] = prepared.plan
         arrivals = self.store.list_traversal_arrivals(traversal_id)
         elapsed = stack_changes.elapsed(stack)
-        options = stack_changes.options(self.services.settings, stack, record, elapsed=elapsed)
+        options = self._options(stack, record, elapsed=elapsed)
         self.feed(
             ResumeTraversal(
                 traversal_id,
@@ -363,8 +376,21 @@ class StackActor(PooledActor):
                     self._roll_back(stack, command.traversal_id, None)
             except ThermikError as error:
                 LOG.warning("stack %s: rollback not started: %s", self.stack_id, error)
+                self._settle_unrolled(command)
 
         self.followups.append(roll_back)
+
+    def _settle_unrolled(self, command: StartRollback) -> None:
+        """A cancel's rollback did not start: the stack it left IN_PROGRESS becomes FAILED."""
+        with contextlib.suppress(ThermikError):
+            stack = self.store.get_stack(self.stack_id)
+            if stack.current_traversal != command.traversal_id:
+                return
+            if stack.status != Status.IN_PROGRESS.value:
+                return
+            state = State(Action(stack.action), Status.FAILED)
+            if self._persist_state(command.traversal_id, state, command.reason):
+                self._record(command.traversal_id, state, command.reason)
 
     def _create_replacement(self, command: CreateReplacementVersion) -> None:
         plan = self.plans[command.traversal_id]

@@ -263,7 +263,7 @@ class MetadataWriter:
     def _report_failure(self, failure: Failure, attempts: int) -> None:
         message = (
             f"metadata delivery to server {self.server_id} failed {attempts} time(s) "
-            f"in a row, still retrying: {failure.message}"
+            f"in a row, still retrying: {failure.detail}"
         )
         wrapped = Failure(failure.type_name, message, failure.retryable)
         self._outbox.append(Emit(MetadataDeliveryFailed(self.server_id, self._target, wrapped)))

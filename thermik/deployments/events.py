@@ -19,7 +19,7 @@ LOG = logging.getLogger(__name__)
 def delivery_reason(report: DeliveryReport) -> str:
     """The event reason of a delivery report."""
     if isinstance(report, MetadataDeliveryFailed):
-        return f"Metadata delivery failing: {report.failure.message}"
+        return f"Metadata delivery failing: {report.failure.detail}"
     return f"Metadata delivery recovered: generation {report.generation} is served"
 
 

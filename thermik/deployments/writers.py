@@ -161,7 +161,7 @@ class DeliveryTracker:
                 state.delivered = max(state.delivered, report.generation)
                 state.failing = None
             elif isinstance(report, MetadataDeliveryFailed):
-                state.failing = report.failure.message
+                state.failing = report.failure.detail
 
     def knows(self, server_id: str) -> bool:
         """Whether a writer of this process reported on the server."""

@@ -73,6 +73,7 @@ from thermik.engine.operations import (
     ROLLS_BACK,
     TIMED_OUT,
     UNCANCELLABLE,
+    USER_CANCEL,
     cancelled_reason,
     failed_reason,
     stack_state,
@@ -119,7 +120,7 @@ def _retire(state: TraversalState, operation: Action) -> list[Command]:
     if operation in UNCANCELLABLE:
         grace = state.options.cancel_grace_seconds
         commands.extend(
-            CancelNode(CancelResource(node, state.traversal_id, grace))
+            CancelNode(CancelResource(node, state.traversal_id, grace, USER_CANCEL))
             for node in state.running_nodes
         )
     commands.append(CloseTraversal(state.traversal_id))
@@ -239,7 +240,7 @@ def _fail_slot(state: TraversalState, slot: int, failure: Failure) -> Decision:
         step.check_complete()
         return step.decision()
     reason = failed_reason(state.operation, str(failure))
-    step.fail(reason, rollback=_rolls_back(state), cancel=False)
+    step.fail(reason, rollback=_rolls_back(state), cancel=None)
     return step.decision()
 
 
@@ -260,7 +261,8 @@ def _needs_replacement(state: TraversalState, event: ResourceNeedsReplacement) -
     ):
         why = f"{name} needs replacement, which {state.operation.value} cannot do"
         detail = f"{why}: {event.reason}" if event.reason else why
-        return _fail_slot(state, slot, Failure.from_exception(PluginError(detail, resource=name)))
+        failure = Failure.from_exception(PluginError(detail, resource=name))
+        return _fail_slot(state, slot, failure.of_resource(name))
     step = Step(state)
     step.running[slot] = None
     requires = frozenset(data.version_id for data in step.input_for(slot).values())
@@ -297,9 +299,9 @@ def _timeout(state: TraversalState, event: TimeoutFired) -> Decision:
         return _ignore(state)
     step = Step(state)
     if state.phase is Phase.RUNNING:
-        step.fail(TIMED_OUT, rollback=_rolls_back(state), cancel=True)
+        step.fail(TIMED_OUT, rollback=_rolls_back(state), cancel=TIMED_OUT)
     elif state.phase is Phase.FAILED and not state.cancelled:
-        step.cancel_running()
+        step.cancel_running(TIMED_OUT)
     return step.decision()
 
 
@@ -324,7 +326,11 @@ def _cancel(state: TraversalState, event: CancelRequested) -> Decision:
         failure = Failure.from_exception(InvalidTransition(problem))
         return Decision(state, (RejectRequest(event.traversal_id, failure),))
     step = Step(state)
-    step.fail(cancelled_reason(state.operation), rollback=event.rollback, cancel=True)
+    # As Heat's convergence engine, a cancel with rollback starts the rollback at once: the
+    # stack goes from <ACTION>_IN_PROGRESS to ROLLBACK_IN_PROGRESS, never <ACTION>_FAILED.
+    reason = cancelled_reason(state.operation)
+    rollback = event.rollback
+    step.fail(reason, rollback=rollback, cancel=USER_CANCEL, record=not rollback)
     return step.decision()
 
 
@@ -343,7 +349,7 @@ def _internal_error(state: TraversalState, event: Event, exc: Exception) -> Deci
         return Decision(state, (RejectRequest(getattr(event, "traversal_id", ""), failure),))
     step = Step(state)
     step.failures = (*state.failures, ("", failure))
-    step.fail(f"Engine error: {failure}", rollback=False, cancel=True)
+    step.fail(f"Engine error: {failure}", rollback=False, cancel=USER_CANCEL)
     return step.decision()
 
 

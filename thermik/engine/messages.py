@@ -69,12 +69,15 @@ class TraversalOptions:
         disable_rollback: a failure leaves the stack FAILED instead of rolling back.
         timeout_seconds: the traversal's deadline from its start; ``None`` for none.
         cancel_grace_seconds: how long a cancelled resource action may take to stop.
+        partial_check: a CHECK cannot check every resource (some plugins have no check); its
+            outcome's reason says so, as Heat's does.
     """
 
     concurrency_limit: int = 64
     disable_rollback: bool = False
     timeout_seconds: float | None = None
     cancel_grace_seconds: float = 30.0
+    partial_check: bool = False
 
 
 class TimerKind(enum.Enum):
@@ -129,12 +132,14 @@ class CancelResource:
     """Tell a resource actor to stop the action it runs for ``node`` (``handle_*_cancel``).
 
     It replies ``ResourceFailed`` (or ``ResourceDone`` if the action finished first); after
-    ``grace_seconds`` it stops waiting for the plugin and reports the failure anyway.
+    ``grace_seconds`` it stops waiting for the plugin and reports the failure anyway. ``why``
+    is the cause the aborted action's status reason names (``Timed out`` for the deadline).
     """
 
     node: Node
     traversal_id: str
     grace_seconds: float
+    why: str = ""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -115,3 +115,8 @@ def failed_reason(operation: Action, detail: str) -> str:
 
 
 TIMED_OUT = "Timed out"
+#: What Heat appends to a CHECK's outcome when some resource could not be checked.
+PARTIAL_CHECK = ". 'CHECK' not fully supported (see resources)"
+#: Why running resource actions are stopped when a user cancels or a new operation retires
+#: the traversal (Heat's ``CancelOperation`` text).
+USER_CANCEL = "user triggered cancel"

@@ -119,6 +119,13 @@ _STACK_ROWS: tuple[_Row, ...] = (
         _A.ROLLBACK,
         _S.IN_PROGRESS,
     ),
+    # A cancel with rollback rolls back what runs at once (as Heat's convergence engine).
+    (
+        frozenset({_A.CREATE, _A.ADOPT, _A.UPDATE, _A.RESTORE}),
+        _IN_PROGRESS,
+        _A.ROLLBACK,
+        _S.IN_PROGRESS,
+    ),
     # Delete works from any state, stopping whatever runs; ABANDON uses the same edges.
     (_STACK_ACTIONS - {_A.DELETE}, _ANY, _A.DELETE, _S.IN_PROGRESS),
     # A failed or stuck delete (dead engine) may be retried.

@@ -32,6 +32,7 @@ from thermik.engine.messages import (
     TimerKind,
 )
 from thermik.engine.operations import (
+    PARTIAL_CHECK,
     NodeAction,
     cleanup_action,
     completed_reason,
@@ -39,7 +40,7 @@ from thermik.engine.operations import (
     stack_state,
     update_action,
 )
-from thermik.engine.states import Status
+from thermik.engine.states import Action, Status
 from thermik.engine.traversal import Decision, Phase, TraversalState
 from thermik.engine.versions import VersionId
 
@@ -214,6 +215,8 @@ class Step:
 
     def emit_state(self, status: Status, reason: str) -> None:
         state = stack_state(self.state.operation, status)
+        if self.state.operation is Action.CHECK and self.state.options.partial_check:
+            reason += PARTIAL_CHECK
         if status is Status.COMPLETE:
             self.commands.append(MarkStackComplete(self.tid, state, reason))
         else:
@@ -226,7 +229,12 @@ class Step:
         if self.phase is not Phase.RUNNING or self.open_ends:
             return
         if self.failures:
-            detail = "; ".join(f"{name}: {failure}" for name, failure in self.failures)
+            # Heat lists each resource's own failure reason: ``a: Resource CHECK failed: ...``.
+            operation = self.state.operation
+            detail = "; ".join(
+                f"{name}: {failed_reason(operation, str(failure))}"
+                for name, failure in self.failures
+            )
             self.phase = Phase.FAILED
             self.emit_state(Status.FAILED, failed_reason(self.state.operation, detail))
         else:
@@ -234,23 +242,29 @@ class Step:
             self.emit_state(Status.COMPLETE, completed_reason(self.state.operation))
         self.close()
 
-    def fail(self, reason: str, *, rollback: bool, cancel: bool) -> None:
-        """Mark the stack FAILED; optionally cancel running nodes and start a rollback."""
+    def fail(
+        self, reason: str, *, rollback: bool, cancel: str | None, record: bool = True
+    ) -> None:
+        """Mark the stack FAILED (unless not ``record``: the rollback takes over at once);
+        optionally cancel running nodes (``cancel`` says why) and start a rollback."""
         self.phase = Phase.FAILED
-        self.emit_state(Status.FAILED, reason)
+        if record:
+            self.emit_state(Status.FAILED, reason)
+        else:
+            self.reason = reason
         self.rollback_started = rollback
-        if cancel:
-            self.cancel_running()
+        if cancel is not None:
+            self.cancel_running(cancel)
         if rollback:
             self.commands.append(StartRollback(self.tid, reason))
         self.check_drained()
 
-    def cancel_running(self) -> None:
+    def cancel_running(self, why: str) -> None:
         grace = self.state.options.cancel_grace_seconds
         items = self.running_items()
         for _, node in items:
             if node is not None:
-                self.commands.append(CancelNode(CancelResource(node, self.tid, grace)))
+                self.commands.append(CancelNode(CancelResource(node, self.tid, grace, why)))
         if items and not self.rollback_started:
             self.commands.append(ArmTimer(self.tid, TimerKind.GRACE, grace))
         self.cancelled = True

@@ -165,7 +165,7 @@ class BatchedGroup(NestedGroup):
         if policy.pause_time > 0 and services is not None:
             count = count_batches(current, target.removed, target.size, policy, target.define)
             if policy.pause_time * max(count - 1, 0) >= services.stack_timeout(ctx):
-                raise PluginError(TIMEOUT_MESSAGE, resource=ctx.resource_name)
+                raise PluginError(TIMEOUT_MESSAGE, resource=ctx.resource_name, kind="ValueError")
         return child_template(members)
 
     def _members(self, ctx: ResourceContext, stack_id: str) -> Members:

@@ -8,7 +8,8 @@ resource when the child's traversal ends, so the poll returned here is only a sl
 
 As Heat's ``StackResource``: every update traversal updates the child (the child's own
 resources decide what changed), a failed child is updated rather than replaced, and a failed
-child operation fails the resource with the child's reason.
+child operation fails the resource with the child's reason, re-rooted under the resource as
+Heat writes it (:func:`child_failure`).
 """
 
 from __future__ import annotations
@@ -227,7 +228,7 @@ class NestedStackResource(ResourcePlugin):
         if not state.settled:
             return PollAfter(fallback_poll(services))
         if state.status == FAILED:
-            raise PluginError(state.reason or f"{state.action} failed", resource=ctx.resource_name)
+            raise child_failure(state.action, state.reason or f"{state.action} failed")
         if state.action != action or state.status != COMPLETE:
             raise PluginError(
                 f"the nested stack is {state.action}_{state.status}, not {action}_COMPLETE",
@@ -242,3 +243,18 @@ def _gone(services: NestedStackServices, ctx: ResourceContext, stack_id: str) ->
     except NotFound:
         return True
     return state.action == "DELETE" and state.status == COMPLETE
+
+
+def child_failure(action: str, reason: str) -> PluginError:
+    """The failure of a resource whose child stack failed ``action`` with ``reason``.
+
+    As Heat's ``StackResource``: a child reason ``Resource CREATE failed: <type>: <path>:
+    <message>`` becomes ``<type>`` with ``<path>`` (under the resource: the node puts
+    ``resources.<name>`` in front) and ``<message>``; any other reason (``Timed out``,
+    ``Stack UPDATE cancelled``) is the message, with no type.
+    """
+    if f"Resource {action} failed: " in reason:
+        parts = [part.strip() for part in reason.split(":")]
+        if len(parts) >= 4:
+            return PluginError(": ".join(parts[3:]), path=parts[2].split("."), kind=parts[1])
+    return PluginError(reason, kind="")

@@ -140,6 +140,12 @@ class ResourcePlugin(abc.ABC):
     #: (nested stacks, as Heat's ``StackResource``: the child decides what changed).
     always_update: ClassVar[bool] = False
 
+    @classmethod
+    def checks(cls) -> bool:
+        """Whether the plugin checks its physical resource (overrides :meth:`check`). As in
+        Heat, a stack CHECK does not check one that does not: it records that it cannot."""
+        return cls.check is not ResourcePlugin.check
+
     # -- validation -------------------------------------------------------------------------
 
     @classmethod

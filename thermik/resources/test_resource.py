@@ -130,7 +130,8 @@ class TestResource(ResourcePlugin):
         if remaining > 0:
             return PollAfter(remaining)
         if props["fail"] and progress.state["op"] != Operation.DELETE:
-            raise PluginError(f"Test Resource failed {ctx.resource_name}")
+            # Heat's TestResource raises ValueError, which its status reasons name.
+            raise PluginError(f"Test Resource failed {ctx.resource_name}", kind="ValueError")
         return True
 
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
@@ -183,7 +184,7 @@ class TestResource(ResourcePlugin):
     def check(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Healthy when it was created."""
         if ctx.physical_id is None:
-            raise PluginError("Resource not created")
+            raise PluginError("Resource not created", kind="Exception")
         return None
 
     def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:

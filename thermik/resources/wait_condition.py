@@ -100,17 +100,19 @@ def judge_signals(signals: Mapping[str, Mapping[str, Any]], count: int, timed_ou
 
     Raises:
         PluginError: a failure was signalled (the failure reasons), or the wait timed out
-            (``<n> of <count> received`` with the success reasons).
+            (``<n> of <count> received`` with the success reasons); named as Heat's
+            ``WaitConditionFailure`` and ``WaitConditionTimeout`` in the status reason.
     """
     failures = [s["reason"] for s in signals.values() if s["status"] != SUCCESS]
     if failures:
-        raise PluginError(";".join(failures))
+        raise PluginError(";".join(failures), kind="WaitConditionFailure")
     if len(signals) >= count:
         return True
     if timed_out:
         reasons = [s["reason"] for s in signals.values()]
         message = f"{len(reasons)} of {count} received"
-        raise PluginError(f"{message} - {';'.join(reasons)}" if reasons else message)
+        text = f"{message} - {';'.join(reasons)}" if reasons else message
+        raise PluginError(text, kind="WaitConditionTimeout")
     return False
 
 

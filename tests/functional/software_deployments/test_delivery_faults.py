@@ -77,6 +77,7 @@ def test_swift_down_fails_the_deployment_clearly_and_delivery_resumes(tmp_path: 
         (failed,) = [e for e in events if e.resource_name == "app" and e.status == "FAILED"]
         server_id = engine.service.show_resource(CTX, stack, "server").physical_resource_id
         assert failed.status_reason == (
+            "Error: resources.app: "
             f"Deployment to server failed: metadata delivery to server {server_id} failed 4 "
             "time(s) in a row, still retrying: fake Swift connection failed: connection refused"
         )

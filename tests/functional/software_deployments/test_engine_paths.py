@@ -102,7 +102,7 @@ def test_a_failing_script_fails_the_stack_with_heats_reason(tmp_path: Path) -> N
             view = engine.wait(stack, 60)
         assert (view.action, view.status) == ("CREATE", "FAILED")
         assert view.status_reason == (
-            "Resource CREATE failed: PluginError: Deployment to server failed: "
+            "Resource CREATE failed: Error: resources.broken: Deployment to server failed: "
             "deploy_status_code : Deployment exited with non-zero status code: 2"
         )
     finally:

@@ -14,9 +14,10 @@ from thermik.engine.graph import Node
 from thermik.engine.messages import CheckResource, NodeData
 from thermik.engine.operations import NodeAction
 from thermik.engine.states import Action, State, Status
-from thermik.errors import PluginError
+from thermik.errors import Failure, PluginError
 from thermik.persistence.resource_values import Resource
 from thermik.persistence.values import KEEP
+from thermik.resources.context import StackIdentity
 from thermik.resources.groups import ResourceGroup
 from thermik.resources.test_resource import TestResource
 
@@ -96,6 +97,25 @@ def test_adopt_data_must_name_the_physical_resource() -> None:
         node_rules.adopt_entry(types.SimpleNamespace(adopt=None), "web")  # type: ignore[arg-type]
 
 
-def test_a_cancelled_node_names_its_action() -> None:
-    error = node_rules.cancelled(dataclasses.replace(ROW, action="UPDATE"), "web")
-    assert (str(error), error.resource) == ("UPDATE cancelled", "web")
+def test_a_cancelled_node_is_aborted_as_heat_writes_it() -> None:
+    row = dataclasses.replace(ROW, action="UPDATE")
+    error = node_rules.aborted(row, "web", "", "task")
+    assert (str(error), error.resource) == ("UPDATE aborted", "web")
+    cancelled = node_rules.aborted(row, "web", "user triggered cancel", "task")
+    assert str(cancelled) == "UPDATE aborted (user triggered cancel)"
+    assert Failure.from_exception(cancelled).type_name == ""
+
+
+def test_a_node_past_the_deadline_names_its_task_as_heat_does() -> None:
+    stack = StackIdentity("s-id", "s", "tenant")
+    row = dataclasses.replace(ROW, action="CREATE", physical_resource_id=None)
+    task = node_rules.task_name("TestResource", row, "slow", stack)
+    error = node_rules.aborted(row, "slow", "Timed out", task)
+    assert str(error) == (
+        'CREATE aborted (Task create from TestResource "slow" Stack "s" [s-id] Timed out)'
+    )
+    updating = dataclasses.replace(row, action="UPDATE", physical_resource_id="p-1")
+    task = node_rules.task_name("TestResource", updating, "slow", stack)
+    assert str(node_rules.aborted(updating, "slow", "Timed out", task)) == (
+        'UPDATE aborted (Task update from TestResource "slow" [p-1] Stack "s" [s-id] Timed out)'
+    )

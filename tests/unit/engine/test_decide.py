@@ -10,6 +10,8 @@ import pytest
 from thermik.engine.decide import decide
 from thermik.engine.graph import ConvergenceGraph, Node, build_graph, graph_for
 from thermik.engine.messages import (
+    CancelNode,
+    CancelRequested,
     CloseTraversal,
     CreateReplacementVersion,
     DispatchNode,
@@ -24,6 +26,7 @@ from thermik.engine.messages import (
     ResourceFailed,
     ResourceNeedsReplacement,
     ResumeTraversal,
+    StartRollback,
     StartTraversal,
     Supersede,
     TraversalOptions,
@@ -196,7 +199,8 @@ def test_operations_that_cannot_replace_fail_instead(operation: Action) -> None:
     assert state.failures == ()
     (name, failure) = decision.state.failures[0]
     assert name == "a"
-    assert failure.type_name == "PluginError"
+    assert failure.type_name == "Error"
+    assert failure.path == ("resources", "a")
     assert f"which {operation.value} cannot do: why" in failure.message
 
 
@@ -233,3 +237,40 @@ def test_bugs_become_failures_not_exceptions() -> None:
 def test_a_limit_below_one_still_makes_progress() -> None:
     decision = start({"a": set(), "b": set()}, concurrency_limit=0)
     assert len(dispatched(decision)) == 1
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_a_check_that_cannot_check_everything_says_so_as_heat_does(partial: bool) -> None:
+    suffix = ". 'CHECK' not fully supported (see resources)" if partial else ""
+    graph = graph_of({"a": set(), "b": set()}, LIVE)
+    options = TraversalOptions(partial_check=partial)
+    state = decide(TraversalState.idle(), StartTraversal("t1", Action.CHECK, graph, options)).state
+    state = decide(state, done(Node(1, True), "a")).state
+    failed = decide(state, ResourceFailed(Node(2, True), "t1", BOOM))
+    reasons = [c.reason for c in failed.commands if isinstance(c, MarkStackComplete | RecordEvent)]
+    assert (
+        reasons[-1]
+        == "Resource CHECK failed: b: Resource CHECK failed: ResourceInError: boom" + suffix
+    )
+    completed = decide(state, done(Node(2, True), "b"))
+    reasons = [c.reason for c in completed.commands if isinstance(c, MarkStackComplete)]
+    assert reasons == ["Stack CHECK completed successfully" + suffix]
+
+
+@pytest.mark.parametrize("rollback", [False, True])
+def test_a_cancel_with_rollback_goes_straight_to_the_rollback(rollback: bool) -> None:
+    state = start({"a": set()}, Action.UPDATE).state
+    decision = decide(state, CancelRequested("t1", rollback))
+    kinds = [type(c) for c in decision.commands]
+    (cancel,) = [c for c in decision.commands if isinstance(c, CancelNode)]
+    assert cancel.message.why == "user triggered cancel"
+    if rollback:
+        # Heat's convergence engine records no UPDATE_FAILED: the rollback takes over.
+        assert PersistStackState not in kinds
+        assert RecordEvent not in kinds
+        (start_rollback,) = [c for c in decision.commands if isinstance(c, StartRollback)]
+        assert start_rollback.reason == "Stack UPDATE cancelled"
+    else:
+        assert StartRollback not in kinds
+        (event,) = [c for c in decision.commands if isinstance(c, RecordEvent)]
+        assert (str(event.state), event.reason) == ("UPDATE_FAILED", "Stack UPDATE cancelled")
