@@ -21,6 +21,7 @@ from heatclient import client as heat_client
 from heatclient.common import deployment_utils
 
 from tests.e2e.support import settled
+from thermik.delivery.document import GENERATION_KEY
 
 SERVER_TEMPLATE: dict[str, Any] = {
     "heat_template_version": "2018-08-31",
@@ -146,3 +147,20 @@ def test_another_tenants_deployment_never_reaches_the_server(
     eventually(url, lambda d: served_ids(d) == [own.id])
     time.sleep(0.5)  # what the intruder's create might have pushed has had time to land
     assert served_ids(served(url)) == [own.id]
+    assert [e["id"] for e in heat.resources.metadata("guarded", "server")["deployments"]] == [
+        own.id
+    ]
+
+
+def test_server_resource_metadata_shows_what_the_agent_reads(heat: Any) -> None:
+    server_id, url = server_stack(heat, "shown")
+    metadata = heat.resources.metadata("shown", "server")
+    assert metadata["role"] == "web"
+    assert metadata["deployments"] == []
+    assert metadata["os-collect-config"]["request"]["metadata_url"] == url
+    config = derived_config(heat, server_id, "first", "true")
+    heat.software_deployments.create(config_id=config.id, server_id=server_id, action="CREATE")
+    document = eventually(url, lambda d: served_ids(d) == [config.id])
+    metadata = heat.resources.metadata("shown", "server")
+    agent_reads = {k: v for k, v in document.items() if k != GENERATION_KEY}
+    assert metadata == {"role": "web", **agent_reads}

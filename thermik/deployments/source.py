@@ -6,7 +6,8 @@ so any engine process finds it. :class:`StoreMetadataSource` is the
 :class:`~thermik.delivery.stores.MetadataSource` the metadata writers snapshot: the server's
 endpoint section plus the derived config of every deployment stored for the server by the
 server's own tenant (as in Heat, another tenant's deployments never reach the server, whoever
-created them and however). None of them reads or waits for the server resource's lock.
+created them and however). :func:`resource_document` is the same document as the server
+resource's metadata shows it. None of them reads or waits for the server resource's lock.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from thermik.delivery.base import MetadataEndpoint
 from thermik.delivery.document import DerivedConfig, metadata_document
 from thermik.deployments.configs import derived_of
 from thermik.errors import DeliveryTargetMissing, NotFound, TemplateError
+from thermik.persistence.resource_values import Resource
 from thermik.persistence.store import Store
 from thermik.resources.software_services import SERVER_ENDPOINT_KEY
 
@@ -122,6 +124,24 @@ def derived_configs(store: Store, server_id: str, tenant: str | None) -> list[De
                 error,
             )
     return found
+
+
+def resource_document(store: Store, resource: Resource, tenant: str) -> dict[str, Any] | None:
+    """A server resource's metadata document (``os-collect-config`` and ``deployments`` of
+    ``tenant``) as its agent is served it, without the generation; None when the resource
+    has no metadata endpoint (it is no server managed by this engine, or it was deleted)."""
+    if resource.physical_resource_id is None or resource.action == _DELETE:
+        return None
+    text = store.get_resource_data(resource.id).get(SERVER_ENDPOINT_KEY)
+    if not text:
+        return None
+    record = ServerRecord.from_dict(json.loads(text))
+    return metadata_document(
+        collector=record.endpoint.collector,
+        collector_settings=record.endpoint.collector_settings,
+        deployments=derived_configs(store, resource.physical_resource_id, tenant),
+        template_metadata=record.metadata,
+    )
 
 
 class StoreMetadataSource:
