@@ -164,3 +164,14 @@ def test_server_resource_metadata_shows_what_the_agent_reads(heat: Any) -> None:
     metadata = heat.resources.metadata("shown", "server")
     agent_reads = {k: v for k, v in document.items() if k != GENERATION_KEY}
     assert metadata == {"role": "web", **agent_reads}
+
+
+def test_a_config_the_agent_cannot_be_given_does_not_hold_up_the_others(heat: Any) -> None:
+    server_id, url = server_stack(heat, "mixed")
+    nameless = heat.software_configs.create(
+        name="nameless", group="script", config="true", outputs=[{"name": ""}]
+    )
+    heat.software_deployments.create(config_id=nameless.id, server_id=server_id, action="CREATE")
+    good = derived_config(heat, server_id, "good", "true")
+    heat.software_deployments.create(config_id=good.id, server_id=server_id, action="CREATE")
+    eventually(url, lambda d: served_ids(d) == [good.id])
