@@ -252,7 +252,13 @@ class EngineRuntimeView:
 
 def orchestrator_for(engine: Engine, settings: Settings) -> Orchestrator:
     """The orchestration service over ``engine``; its ``close()`` stops the engine."""
-    return Orchestrator(engine.store, engine.registry, EngineRuntimeView(engine), settings.limits)
+    return Orchestrator(
+        engine.store,
+        engine.registry,
+        EngineRuntimeView(engine),
+        settings.limits,
+        servers=engine.deployments,
+    )
 
 
 def build_orchestration_service(settings: Settings) -> Orchestrator:

@@ -342,6 +342,21 @@ class DeploymentService:
         if self.endpoints.get(handle.server_id) is not None:
             self._publish(handle.server_id)
 
+    def deployments_changed(self, server_id: str, tenant: str) -> None:
+        """Deployments of ``tenant`` for the server were created, re-pointed or deleted
+        through the REST API: deliver the server's document again, as Heat pushes it.
+
+        Nothing happens for a server that is no DeployedServer of this engine's database, or
+        that belongs to another tenant (whose document does not list these deployments).
+        """
+        if self.endpoints.get(server_id) is None:
+            return
+        owner = self.source.tenant_of(server_id)
+        if owner is not None and owner != tenant:
+            return
+        with contextlib.suppress(NotFound):  # the server was released meanwhile
+            self._publish(server_id)
+
     # -- reports and pushed signals -----------------------------------------------------------
 
     def _reported(self, report: DeliveryReport) -> None:

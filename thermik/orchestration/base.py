@@ -52,6 +52,16 @@ class Runtime(Protocol):
         ...
 
 
+class ServerDeployments(Protocol):
+    """What the service asks of the software deployment machinery
+    (``thermik.deployments.DeploymentService``)."""
+
+    def deployments_changed(self, server_id: str, tenant: str) -> None:
+        """Deployments of ``tenant`` for the server changed through the API: publish its
+        metadata again."""
+        ...
+
+
 def not_found(name: str) -> StackNotFound:
     """Heat's error for a stack the caller cannot see."""
     return StackNotFound(f"The Stack ({name}) could not be found.", stack=name)
@@ -79,12 +89,21 @@ class Base:
     """The dependencies of the service and the lookups every operation starts with."""
 
     def __init__(
-        self, store: Store, registry: Registry, runtime: Runtime, limits: LimitSettings
+        self,
+        store: Store,
+        registry: Registry,
+        runtime: Runtime,
+        limits: LimitSettings,
+        *,
+        servers: ServerDeployments | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
         self.runtime = runtime
         self.limits = limits
+        #: Publishes servers' metadata when the API changes their deployments (None: nothing
+        #: delivers metadata in this process).
+        self.servers = servers
         self.descriptions = TemplateDescriptions(store)
 
     def find_stack(

@@ -17,6 +17,7 @@ from thermik.api.boundary import (
     ResourceView,
     StackIdentity,
 )
+from thermik.deployments.source import resource_document
 from thermik.errors import (
     InvalidSignal,
     InvalidTransition,
@@ -154,10 +155,17 @@ class ResourceOperations(Base):
     ) -> Mapping[str, Json]:
         """The template's ``metadata`` of the resource (resolved against what the runtime
         stored, as Heat stores it when it creates the resource), under what the engine wrote
-        into the resource's metadata since (a server's deployments)."""
+        into the resource's metadata since; for a server with a metadata endpoint (a
+        DeployedServer), under its ``os-collect-config`` section and ``deployments`` list,
+        what its agent is served and what Heat shows (POLL_SERVER_HEAT agents read them
+        here)."""
         row = self.find_stack(ctx, stack)
         resource = self.current_resource(row, name)
-        return {**self._template_metadata(row, name), **resource.metadata}
+        shown = {**self._template_metadata(row, name), **resource.metadata}
+        document = resource_document(self.store, resource, row.tenant)
+        if document is not None:
+            shown.update(document)
+        return shown
 
     def _template_metadata(self, stack: Stack, name: str) -> dict[str, Json]:
         definition = self._definition(stack)

@@ -2,7 +2,11 @@
 
 Configs are immutable; their inputs and outputs are normalised the way Heat's
 ``format_software_config`` shows them. Deployments refer to a config of the same tenant.
-(Publishing a server's metadata to its agent comes with the delivery backends.)
+
+As in Heat, creating or deleting a deployment, and updating one to another config, publishes
+the metadata of its server (when the server is a DeployedServer of this tenant managed on this
+database) so the server's agent sees the change; an update of status or outputs alone does not
+(the document lists configs only).
 """
 
 from __future__ import annotations
@@ -132,7 +136,9 @@ class SoftwareOperations(Base):
             status_reason=request.status_reason,
             stack_user_project_id=request.stack_user_project_id,
         )
-        return deployment_view(self.store.create_software_deployment(new))
+        created = self.store.create_software_deployment(new)
+        self._publish(ctx, created.server_id)
+        return deployment_view(created)
 
     def list_software_deployments(
         self, ctx: RequestContext, *, server_id: str | None = None
@@ -159,11 +165,20 @@ class SoftwareOperations(Base):
             status=KEEP if update.status is None else _status(update.status, "status"),
             status_reason=KEEP if update.status_reason is None else update.status_reason,
         )
-        return deployment_view(self.store.update_software_deployment(deployment_id, changes))
+        updated = self.store.update_software_deployment(deployment_id, changes)
+        if update.config_id is not None:
+            self._publish(ctx, updated.server_id)
+        return deployment_view(updated)
 
     def delete_software_deployment(self, ctx: RequestContext, deployment_id: str) -> None:
-        self._deployment(ctx, deployment_id)
+        found = self._deployment(ctx, deployment_id)
         self.store.delete_software_deployment(deployment_id)
+        self._publish(ctx, found.server_id)
+
+    def _publish(self, ctx: RequestContext, server_id: str) -> None:
+        """The server's deployments changed: its agent must be served them."""
+        if self.servers is not None:
+            self.servers.deployments_changed(server_id, ctx.tenant)
 
     def server_deployments_metadata(
         self, ctx: RequestContext, server_id: str
