@@ -45,7 +45,8 @@ class HotStatement:
 
     def __init__(self, statement: Insert | Update | Delete) -> None:
         self._statement = statement
-        self._inserts = isinstance(statement, Insert)
+        # An INSERT ... SELECT generates no one key to hand back.
+        self._inserts = isinstance(statement, Insert) and statement.select is None
         self._plans: dict[tuple[str, ...], _Plan] = {}
 
     def execute(self, conn: Connection, params: Mapping[str, Any]) -> Outcome:

@@ -34,9 +34,9 @@ from thermik.persistence.resource_values import (
 )
 from thermik.persistence.row_ids import row_uuid
 from thermik.persistence.sql.base import COMPACT, SqlBase, check_length, reason
-from thermik.persistence.sql.events import INSERT_ARRIVAL, INSERT_EVENT, arrival_row, event_row
+from thermik.persistence.sql.events import INSERT_EVENT, arrival_row, event_row
 from thermik.persistence.sql.hot import HotStatement
-from thermik.persistence.sql.tables import PROPERTIES_DATA, RESOURCE
+from thermik.persistence.sql.tables import JOIN_ARRIVAL, PROPERTIES_DATA, RESOURCE
 from thermik.persistence.sqltypes import LONG_TEXT
 from thermik.persistence.store import ResourceStore
 from thermik.persistence.values import JSON, changed_fields
@@ -61,6 +61,27 @@ _SELECT = select(
     )
 )
 _INSERT_BLOB = HotStatement(insert(PROPERTIES_DATA))
+_ARRIVAL_COLUMNS = ("traversal_id", "node", "sender", "payload", "created_at")
+#: A node's join arrival, recorded for the stack its row belongs to (read in the same
+#: statement: the guarded write that carries it need not be told the stack).
+_INSERT_ROW_ARRIVAL = HotStatement(
+    insert(JOIN_ARRIVAL).from_select(
+        ["stack_id", *_ARRIVAL_COLUMNS],
+        select(
+            RESOURCE.c.stack_id,
+            *(
+                bindparam(f"a_{name}", type_=JOIN_ARRIVAL.c[name].type)
+                for name in _ARRIVAL_COLUMNS
+            ),
+        ).where(RESOURCE.c.id == bindparam("b_id")),
+    )
+)
+
+
+def _row_arrival(resource_id: int, arrival: JoinArrival, now: datetime.datetime) -> dict[str, Any]:
+    """The parameters of :data:`_INSERT_ROW_ARRIVAL` (lengths checked as every arrival's)."""
+    row = arrival_row("", arrival, now)
+    return {"b_id": resource_id, **{f"a_{name}": row[name] for name in _ARRIVAL_COLUMNS}}
 
 
 def _rewrite_blob(column: Column[Any]) -> HotStatement:
@@ -203,11 +224,6 @@ def _lock_lost(conn: Connection, resource_id: int, engine_id: str | None, key: i
     )
 
 
-def _stack_of(conn: Connection, resource_id: int) -> str:
-    stmt = select(RESOURCE.c.stack_id).where(RESOURCE.c.id == resource_id)
-    return str(conn.execute(stmt).scalar_one())
-
-
 def _no_stack(new: NewResource) -> Callable[[], StackNotFound]:
     return lambda: StackNotFound(
         f"stack {new.stack_id} or template {new.current_template_id} of resource "
@@ -347,7 +363,9 @@ class SqlResources(SqlBase, ResourceStore):
 
         event_values = None if event is None else event_row(event, params["updated_at"])
         blob_rows = along.rows(params["updated_at"])
-        arrival = along.arrival
+        arrival_values = None
+        if along.arrival is not None:
+            arrival_values = _row_arrival(resource_id, along.arrival, params["updated_at"])
 
         def work(conn: Connection) -> int:
             for column, row in blob_rows.items():
@@ -357,9 +375,8 @@ class SqlResources(SqlBase, ResourceStore):
                 _lock_lost(conn, resource_id, holder, atomic_key)
             if event_values is not None:
                 INSERT_EVENT.execute(conn, event_values)
-            if arrival is not None:
-                stack_id = event.stack_id if event is not None else _stack_of(conn, resource_id)
-                INSERT_ARRIVAL.execute(conn, arrival_row(stack_id, arrival, params["updated_at"]))
+            if arrival_values is not None:
+                _INSERT_ROW_ARRIVAL.execute(conn, arrival_values)
             return atomic_key + 1
 
         return self._write_referring(work, lambda: _no_event_stack(event))
