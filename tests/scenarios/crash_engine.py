@@ -3,13 +3,18 @@
     python -m tests.scenarios.crash_engine DATABASE_URL STACK_ID UPDATE_TEMPLATE_ID [nested]
 
 It creates the stack, updates it and deletes it, one after the other, printing each start;
-the test kills it (SIGKILL) at a random moment. With ``nested``, the engine has the
-nested-stack services (the stack holds template resources).
+the test kills it (SIGKILL) at a random moment (:func:`run_and_kill`). With ``nested``, the
+engine has the nested-stack services (the stack holds template resources).
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 from tests.scenarios.runtime_harness import start_runtime
 from thermik.actors.runtime import ConvergeRequest
@@ -25,6 +30,28 @@ CRASH_SETTINGS = EngineSettings(
     lease_seconds=1,
     heartbeat_interval=1,
 )
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_and_kill(url: str, stack_id: str, update_template: int, delay: float, *flags: str) -> str:
+    """Start the engine process, SIGKILL it ``delay`` seconds after it is ready; what it had
+    printed by then (how far it got), on one line."""
+    engine = subprocess.Popen(
+        [sys.executable, "-m", __name__, url, stack_id, str(update_template), *flags],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert engine.stdout is not None
+    ready = engine.stdout.readline()
+    assert ready.startswith(b"ready"), ready
+    time.sleep(delay)
+    engine.send_signal(signal.SIGKILL)
+    output, _ = engine.communicate()
+    return output.decode(errors="replace").strip().replace("\n", "; ")
 
 
 def main(argv: list[str]) -> None:

@@ -11,15 +11,11 @@ service never saw it start.)
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import random
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from tests.scenarios.crash_engine import CRASH_SETTINGS
+from tests.scenarios.crash_engine import CRASH_SETTINGS, run_and_kill
 from tests.scenarios.runtime_harness import HOT, REGISTRY, migrated_sqlite, res
 from thermik.actors.runtime import EngineRuntime
 from thermik.conf.settings import DatabaseSettings
@@ -29,7 +25,6 @@ from thermik.persistence.values import NewStack
 
 RUNS = 16
 PARALLEL = 4
-ROOT = Path(__file__).resolve().parents[2]
 
 
 #: Seconds running actions of a settled stack get to unlock their rows.
@@ -87,20 +82,7 @@ def kill_and_recover(directory: Path, migrated: Path, seed: int) -> str:
     url = migrated_sqlite(directory, migrated)
     store = open_store(DatabaseSettings(url, busy_timeout=10), None)
     stack_id, update = prepare(store)
-    engine = subprocess.Popen(
-        [sys.executable, "-m", "tests.scenarios.crash_engine", url, stack_id, str(update)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert engine.stdout is not None
-    ready = engine.stdout.readline()
-    assert ready.startswith(b"ready"), ready
-    time.sleep(rng.uniform(0.0, 2.0))
-    engine.send_signal(signal.SIGKILL)
-    output, _ = engine.communicate()
-    progress = output.decode(errors="replace").strip().replace("\n", "; ")
+    progress = run_and_kill(url, stack_id, update, rng.uniform(0.0, 2.0))
     runtime = EngineRuntime.start(store=store, registry=REGISTRY, settings=CRASH_SETTINGS)
     try:
         state = runtime.wait(stack_id, 60)

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from tests.scenarios.crash_engine import CRASH_SETTINGS
+from tests.scenarios.crash_engine import CRASH_SETTINGS, run_and_kill
 from tests.scenarios.runtime_harness import HOT, migrated_sqlite, start_runtime
 from tests.scenarios.test_crash_recovery import locked_rows
 from thermik.actors.runtime import EngineRuntime
@@ -30,7 +26,6 @@ from thermik.persistence.values import NewStack, Stack, StackQuery
 
 RUNS = 8
 PARALLEL = 4
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def slow(value: Any, seconds: float) -> dict[str, Any]:
@@ -93,21 +88,7 @@ def kill_and_recover(directory: Path, migrated: Path, seed: int) -> dict[str, st
     url = migrated_sqlite(directory, migrated)
     store = open_store(DatabaseSettings(url, busy_timeout=10), None)
     stack_id, update = prepare(store)
-    command = [sys.executable, "-m", "tests.scenarios.crash_engine", url, stack_id, str(update)]
-    engine = subprocess.Popen(
-        [*command, "nested"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert engine.stdout is not None
-    ready = engine.stdout.readline()
-    assert ready.startswith(b"ready"), ready
-    time.sleep(rng.uniform(0.0, 1.6))
-    engine.send_signal(signal.SIGKILL)
-    output, _ = engine.communicate()
-    progress = output.decode(errors="replace").strip().replace("\n", "; ")
+    progress = run_and_kill(url, stack_id, update, rng.uniform(0.0, 1.6), "nested")
     where = f"seed {seed}, killed after [{progress}]"
     runtime = start_runtime(
         store, seed=None, nested=True, fallback_poll=2.0, settings=CRASH_SETTINGS
