@@ -383,6 +383,18 @@ def test_resource_lock_protocol(store: SqlStore) -> None:
     assert store.find_resources_by_physical_id("vm-1") == [got]
 
 
+def test_versions_of_one_resource_by_name(store: SqlStore) -> None:
+    stack = make_stack(store)
+    other = make_stack(store, name="other")
+    old = store.create_resource(new_resource(stack))
+    new = store.replace_resource(old.id, 0, new_resource(stack))
+    store.create_resource(new_resource(stack, name="db"))
+    store.create_resource(new_resource(other))
+    found = store.find_resources_by_name(stack.id, "server")
+    assert [r.id for r in found] == [old.id, new.id]
+    assert store.find_resources_by_name(stack.id, "nope") == []
+
+
 def test_respecting_update_needs_unlocked_row_at_key(store: SqlStore) -> None:
     stack = make_stack(store)
     resource = store.create_resource(new_resource(stack))

@@ -249,8 +249,7 @@ class EngineRuntime:
                 return
             rows = store.find_resources_by_physical_id(stack_id)
             if stack.parent_resource_name is not None:
-                owned = store.list_resources(stack.owner_id)
-                rows += [row for row in owned if row.name == stack.parent_resource_name]
+                rows += store.find_resources_by_name(stack.owner_id, stack.parent_resource_name)
         except NotFound:
             return
         except ThermikError as error:

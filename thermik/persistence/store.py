@@ -164,6 +164,10 @@ class ResourceStore(abc.ABC):
         """Resource versions with that physical id."""
 
     @abc.abstractmethod
+    def find_resources_by_name(self, stack_id: str, name: str) -> list[Resource]:
+        """The versions of one resource of a stack, oldest first."""
+
+    @abc.abstractmethod
     def lock_resource(
         self,
         resource_id: int,

@@ -291,6 +291,9 @@ class SqlResources(SqlBase, ResourceStore):
     def find_resources_by_physical_id(self, physical_resource_id: str) -> list[Resource]:
         return self._select_many(RESOURCE.c.physical_resource_id == physical_resource_id)
 
+    def find_resources_by_name(self, stack_id: str, name: str) -> list[Resource]:
+        return self._select_many((RESOURCE.c.stack_id == stack_id) & (RESOURCE.c.name == name))
+
     def lock_resource(
         self,
         resource_id: int,
