@@ -47,6 +47,7 @@ class TestResource(ResourcePlugin):
     __test__ = False  # not a pytest test class despite its name
 
     support_status = SupportStatus(version="5.0.0")
+    store_only = True
     properties_schema: ClassVar[PropertiesSchema] = {
         "value": PropertySchema(
             Type.STRING, "The string to store.", default="test_string", update_allowed=True
