@@ -87,13 +87,18 @@ def test_a_failing_action_is_recorded_as_failed_with_its_data(harness: Harness) 
 
 
 class Gated(ResourcePlugin):
-    """A store-only type whose create blocks on a gate, then stores its data."""
+    """A store-only type whose create blocks on a gate (so it runs on the executor, not
+    inline), then stores its data."""
 
     store_only: ClassVar[bool] = True
     entered: ClassVar[threading.Event]
     gate: ClassVar[threading.Event]
     calls: ClassVar[list[str]]
     left: ClassVar[threading.Event]
+
+    @classmethod
+    def runs_inline(cls, props: Props) -> bool:
+        return False
 
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
         self.calls.append(ctx.resource_name)

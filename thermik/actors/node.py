@@ -91,7 +91,8 @@ class NodeWork(NodeSuspension):
             call = self._call(
                 plugin_cls(), props, Operation.CREATE, never_created=True, ahead=True
             )
-            self._run_ahead(ahead, lambda: steps.ahead(lambda: steps.start(call)))
+            here = plugin_cls.runs_inline(props)
+            self._run_ahead(ahead, lambda: steps.ahead(lambda: steps.start(call)), here=here)
             return
         if not self._lock(action, changes, properties=props):
             return
@@ -120,7 +121,8 @@ class NodeWork(NodeSuspension):
             changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
             ahead = rows.Ahead(Action.UPDATE, changes, props)
             call = self._call(plugin_cls(), props, Operation.UPDATE, ahead=True)
-            self._run_ahead(ahead, lambda: steps.update_ahead(call, old))
+            here = plugin_cls.runs_inline(props)
+            self._run_ahead(ahead, lambda: steps.update_ahead(call, old), here=here)
             return
         call = self._call(plugin_cls(), props, Operation.UPDATE)
         self._submit(lambda: steps.plan(call, old))
@@ -140,7 +142,8 @@ class NodeWork(NodeSuspension):
         ):
             call = self._call(plugin_cls(), props, Operation.DELETE, ahead=True)
             ahead = rows.Ahead(Action.DELETE, ResourceChanges())
-            self._run_ahead(ahead, lambda: steps.ahead(lambda: steps.start(call)))
+            here = plugin_cls.runs_inline(props)
+            self._run_ahead(ahead, lambda: steps.ahead(lambda: steps.start(call)), here=here)
             return
         if not self._lock(Action.DELETE, ResourceChanges()):
             return

@@ -33,8 +33,9 @@ LOCK_ATTEMPTS = 5
 class Port(Protocol):
     """What a node's work needs from its actor."""
 
-    def submit(self, job: int, step: Callable[[], object]) -> None:
-        """Run ``step`` on the executor; its outcome comes back as ``StepFinished(job)``."""
+    def submit(self, job: int, step: Callable[[], object], *, here: bool = False) -> None:
+        """Run ``step`` on the executor (``here``: on the actor's thread); its outcome comes
+        back as ``StepFinished(job)``."""
 
     def later(self, job: int, seconds: float, *, grace: bool = False) -> TimerHandle:
         """Send ``PollDue(job, grace)`` after ``seconds``."""
@@ -139,12 +140,14 @@ class NodeState(abc.ABC):
         self.waiting = Waiting.STEP
         self.port.submit(self.job, step)
 
-    def _run_ahead(self, ahead: rows.Ahead, step: Callable[[], object]) -> None:
+    def _run_ahead(self, ahead: rows.Ahead, step: Callable[[], object], *, here: bool) -> None:
         """Run a store-only plugin's action before locking the row (one write instead of the
         lock's, the data's and the unlock's: see ``ResourcePlugin.store_only``); ``ahead`` is
-        what the lock would have written."""
+        what the lock would have written; ``here``: on the actor's thread (it returns at once,
+        see ``ResourcePlugin.runs_inline``)."""
         self.ahead = ahead
-        self._submit(step)
+        self.waiting = Waiting.STEP
+        self.port.submit(self.job, step, here=here)
 
     def _lock(
         self,

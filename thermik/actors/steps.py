@@ -1,7 +1,9 @@
 """Plugin calls, as executor jobs: the only place the shell runs plugin code.
 
-A resource actor never calls its plugin itself (a plugin may block on a cloud API): it submits
-one of these functions to the shared executor and gets a :class:`StepFinished` message back.
+A resource actor does not call its plugin itself (a plugin may block on a cloud API): it submits
+one of these functions to the shared executor and gets a :class:`StepFinished` message back
+(a store-only plugin's action that returns at once runs on the actor's thread instead, and
+reports back by the same message).
 Each step does as much as it can without waiting (start the action *and* poll it once, and on
 completion resolve the attribute values), so an action that finishes at once costs one hop.
 """

@@ -147,6 +147,13 @@ class ResourcePlugin(abc.ABC):
     store_only: ClassVar[bool] = False
 
     @classmethod
+    def runs_inline(cls, props: Props) -> bool:
+        """Whether an action of this store-only type with these properties returns at once,
+        never waiting (no sleep, no I/O but the engine's store): the engine then runs it on
+        the resource's actor thread rather than hand it to the executor and back."""
+        return cls.store_only
+
+    @classmethod
     def checks(cls) -> bool:
         """Whether the plugin checks its physical resource (overrides :meth:`check`). As in
         Heat, a stack CHECK does not check one that does not: it records that it cannot."""

@@ -117,6 +117,11 @@ class TestResource(ResourcePlugin):
         secs = per_action.get(operation.value.lower())
         return float(props["wait_secs"] if secs is None else secs)
 
+    @classmethod
+    def runs_inline(cls, props: Props) -> bool:
+        """Not when resolving an attribute sleeps (``attr_wait_secs``)."""
+        return not props.get("attr_wait_secs")
+
     def _start(self, ctx: ResourceContext, props: Props, operation: Operation) -> Progress:
         wait = self._wait_secs(props, operation)
         return Progress({"started": ctx.clock.now(), "wait": wait, "op": operation.value})
