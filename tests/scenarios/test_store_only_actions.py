@@ -18,20 +18,11 @@ from typing import ClassVar
 
 import pytest
 
-from tests.scenarios.runtime_harness import (
-    TEST_SETTINGS,
-    Harness,
-    migrated_sqlite,
-    res,
-)
-from thermik.actors.runtime import EngineRuntime
-from thermik.conf.settings import DatabaseSettings
+from tests.scenarios.runtime_harness import Harness, harness_with_types, res
 from thermik.engine.states import Action
-from thermik.persistence.factory import open_store
 from thermik.persistence.resource_values import ResourceChanges
 from thermik.resources.context import ResourceContext
 from thermik.resources.plugin import Progress, Props, ResourcePlugin
-from thermik.resources.registry import Registry
 
 
 def _events_of(harness: Harness, stack_id: str, name: str) -> list[str]:
@@ -114,15 +105,11 @@ class Gated(ResourcePlugin):
 def gated(tmp_path: Path) -> Iterator[Harness]:
     Gated.entered, Gated.gate, Gated.left = (threading.Event() for _ in range(3))
     Gated.calls = []
-    registry = Registry.from_entry_points()
-    registry.register("Test::StoreOnlyGated", Gated)
-    store = open_store(DatabaseSettings(migrated_sqlite(tmp_path), busy_timeout=10), None)
-    runtime = EngineRuntime.start(store=store, registry=registry, settings=TEST_SETTINGS, seed=7)
-    try:
-        yield Harness(store, runtime)
-    finally:
-        Gated.gate.set()
-        runtime.stop()
+    with harness_with_types(tmp_path, {"Test::StoreOnlyGated": Gated}) as harness:
+        try:
+            yield harness
+        finally:
+            Gated.gate.set()
 
 
 def test_a_row_that_moves_on_meanwhile_is_converged_again(gated: Harness) -> None:
