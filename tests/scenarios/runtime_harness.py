@@ -26,6 +26,7 @@ from thermik.persistence.factory import open_store
 from thermik.persistence.resource_values import EventQuery, Resource
 from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack
+from thermik.resources.plugin import ResourcePlugin
 from thermik.resources.registry import Registry
 
 #: Settings that keep tests quick: short grace and leases, frequent heartbeats.
@@ -200,3 +201,20 @@ def harness_on(url: str, *, seed: int = 7, **nested: Any) -> Iterator[Harness]:
         runtime.stop()
         pykka.ActorRegistry.stop_all()
         store.close()
+
+
+@contextlib.contextmanager
+def harness_with_types(
+    directory: Path, types: Mapping[str, type[ResourcePlugin]]
+) -> Iterator[Harness]:
+    """A harness on a fresh SQLite database in ``directory`` whose registry also knows
+    ``types`` (resource type name -> plugin, for tests that bring their own plugin)."""
+    registry = Registry.from_entry_points()
+    for name, plugin in types.items():
+        registry.register(name, plugin)
+    store = open_store(DatabaseSettings(migrated_sqlite(directory), busy_timeout=10), None)
+    runtime = EngineRuntime.start(store=store, registry=registry, settings=TEST_SETTINGS, seed=7)
+    try:
+        yield Harness(store, runtime)
+    finally:
+        runtime.stop()

@@ -14,15 +14,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from tests.scenarios.runtime_harness import TEST_SETTINGS, Harness, migrated_sqlite, wait_until
-from thermik.actors.runtime import EngineRuntime
-from thermik.conf.settings import DatabaseSettings
+from tests.scenarios.runtime_harness import Harness, harness_with_types, wait_until
 from thermik.engine.states import Action
 from thermik.errors import InvalidSignal
-from thermik.persistence.factory import open_store
 from thermik.resources.context import ResourceContext
 from thermik.resources.plugin import Progress, Props, ResourcePlugin
-from thermik.resources.registry import Registry
 
 #: How long the test lets a signal run beside the blocked call before it opens the gate.
 BESIDE = 1.0
@@ -59,15 +55,11 @@ class Gated(ResourcePlugin):
 @pytest.fixture
 def gated_harness(tmp_path: Path) -> Iterator[Harness]:
     Gated.entered, Gated.gate, Gated.signalled = (threading.Event() for _ in range(3))
-    registry = Registry.from_entry_points()
-    registry.register("Test::Gated", Gated)
-    store = open_store(DatabaseSettings(migrated_sqlite(tmp_path), busy_timeout=10), None)
-    runtime = EngineRuntime.start(store=store, registry=registry, settings=TEST_SETTINGS, seed=7)
-    try:
-        yield Harness(store, runtime)
-    finally:
-        Gated.gate.set()
-        runtime.stop()
+    with harness_with_types(tmp_path, {"Test::Gated": Gated}) as harness:
+        try:
+            yield harness
+        finally:
+            Gated.gate.set()
 
 
 def test_a_signal_sent_during_the_create_call_is_handled_after_it(gated_harness: Harness) -> None:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 
 from thermik.actors.stored import current_versions
+from thermik.persistence.resource_values import DataWrite
 from thermik.persistence.store import Store
 from thermik.resources.context import StackIdentity
 from thermik.resources.nested_services import NestedStackServices
@@ -41,15 +42,20 @@ class StoredData:
     """A resource version's data in the store: written through at once, read at most once.
 
     What was written through this object is known without reading; the stored keys are read
-    only when a key not written here is asked for.
+    only when a key not written here is asked for. Data ``deferred`` keeps what is written
+    until :meth:`take` (the engine stores it with the action: a store-only plugin's action run
+    before its row is locked) or :meth:`flush`; then it writes through again.
     """
 
-    def __init__(self, store: Store, resource_id: int, *, known_empty: bool = False) -> None:
+    def __init__(
+        self, store: Store, resource_id: int, *, known_empty: bool = False, deferred: bool = False
+    ) -> None:
         self._store = store
         self._resource_id = resource_id
         self._loaded: dict[str, str] | None = {} if known_empty else None
         self._written: dict[str, str | None] = {}
         self._lock = threading.Lock()
+        self._deferred: dict[str, DataWrite] | None = {} if deferred else None
 
     def _stored(self) -> dict[str, str]:
         with self._lock:
@@ -63,12 +69,34 @@ class StoredData:
         return self._stored().get(key)
 
     def set(self, key: str, value: str, *, redact: bool = False) -> None:
-        self._store.set_resource_data(self._resource_id, key, value, redact=redact)
+        if self._deferred is not None:
+            self._deferred[key] = DataWrite(key, value, redact)
+        else:
+            self._store.set_resource_data(self._resource_id, key, value, redact=redact)
         self._written[key] = value
 
     def delete(self, key: str) -> None:
-        self._store.delete_resource_data(self._resource_id, key)
+        if self._deferred is not None:
+            self._deferred[key] = DataWrite(key, None)
+        else:
+            self._store.delete_resource_data(self._resource_id, key)
         self._written[key] = _DELETED
+
+    def take(self) -> list[DataWrite]:
+        """What was written while deferred, for the caller to store; writes go through from
+        now on."""
+        deferred, self._deferred = self._deferred or {}, None
+        return list(deferred.values())
+
+    def flush(self) -> None:
+        """Store what was written while deferred; writes go through from now on."""
+        for write in self.take():
+            if write.value is None:
+                self._store.delete_resource_data(self._resource_id, write.key)
+            else:
+                self._store.set_resource_data(
+                    self._resource_id, write.key, write.value, redact=write.redact
+                )
 
     def as_dict(self) -> Mapping[str, str]:
         merged = dict(self._stored())
@@ -94,6 +122,7 @@ class StoreContext:
         *,
         rng: random.Random | Callable[[], random.Random],
         never_created: bool = False,
+        deferred_data: bool = False,
         software: SoftwareDeploymentServices | None = None,
         nested: NestedStackServices | None = None,
     ) -> None:
@@ -103,7 +132,9 @@ class StoreContext:
         self._name = resource_name
         self._type = resource_type
         self._physical_id = physical_id
-        self._data = StoredData(store, resource_id, known_empty=never_created)
+        self._data = StoredData(
+            store, resource_id, known_empty=never_created, deferred=deferred_data
+        )
         self._rng = rng
         self._software = software
         self._nested = nested

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from thermik.actors import node_rules, steps, suspension
+from thermik.actors import node_rules, rows, steps, suspension
 from thermik.actors.node_state import Waiting
 from thermik.actors.node_suspension import NodeSuspension
 from thermik.engine.messages import ResourceDone, StepFinished
@@ -86,6 +86,14 @@ class NodeWork(NodeSuspension):
             if self._lock(action, changes):
                 self.fail(error)
             return
+        if plugin_cls.store_only and not adopting:
+            ahead = rows.Ahead(action, changes, props)
+            call = self._call(
+                plugin_cls(), props, Operation.CREATE, never_created=True, ahead=True
+            )
+            here = plugin_cls.runs_inline(props)
+            self._run_ahead(ahead, lambda: steps.ahead(lambda: steps.start(call)), here=here)
+            return
         if not self._lock(action, changes, properties=props):
             return
         call = self._call(plugin_cls(), props, Operation.CREATE, never_created=True)
@@ -108,6 +116,14 @@ class NodeWork(NodeSuspension):
                 self.fail(error)
             return
         self.old_props = old = self.plan.properties_of(self.store, row) or {}
+        if plugin_cls.store_only:
+            self.previous = row
+            changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
+            ahead = rows.Ahead(Action.UPDATE, changes, props)
+            call = self._call(plugin_cls(), props, Operation.UPDATE, ahead=True)
+            here = plugin_cls.runs_inline(props)
+            self._run_ahead(ahead, lambda: steps.update_ahead(call, old), here=here)
+            return
         call = self._call(plugin_cls(), props, Operation.UPDATE)
         self._submit(lambda: steps.plan(call, old))
 
@@ -119,6 +135,16 @@ class NodeWork(NodeSuspension):
             return
         plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls)
+        if (
+            plugin_cls.store_only
+            and props is not None
+            and not node_rules.retained(self.services, self.plan, row)
+        ):
+            call = self._call(plugin_cls(), props, Operation.DELETE, ahead=True)
+            ahead = rows.Ahead(Action.DELETE, ResourceChanges())
+            here = plugin_cls.runs_inline(props)
+            self._run_ahead(ahead, lambda: steps.ahead(lambda: steps.start(call)), here=here)
+            return
         if not self._lock(Action.DELETE, ResourceChanges()):
             return
         call = self._call(plugin_cls(), props or {}, Operation.DELETE)
@@ -166,7 +192,15 @@ class NodeWork(NodeSuspension):
         if failure is not None and failure.retryable and self.services.resources.closed:
             return  # refused by the stopping engine: the stop suspends the action (``suspend``)
         self.waiting = Waiting.NOTHING
+        # Only the outcome of the action run ahead of the lock records it (see ``_ran``).
+        ahead, self.ahead = self.ahead, None
         try:
+            if isinstance(message.result, steps.Ran):
+                assert ahead is not None
+                self._ran(message.result, ahead)
+                return
+            if ahead is not None and self.call is not None:
+                self.call.ctx.data.flush()  # what a plan wrote, if anything (it should not)
             if message.failure is not None:
                 self.fail(message.failure)
             else:
@@ -196,6 +230,25 @@ class NodeWork(NodeSuspension):
             self._update_in_place(result.changed)
         else:
             self.fail(self._cancel_error())
+
+    def _ran(self, ran: steps.Ran, ahead: rows.Ahead) -> None:
+        """A store-only plugin's action ran ahead of the lock (``ahead``: what the lock would
+        have written): a completed one is recorded in one write; anything else takes the lock
+        now, stores the action's data and goes on as if the lock had come first."""
+        call = self.call
+        assert call is not None
+        result = ran.result
+        restoring = node_rules.restore_data(self.plan, self.check, call)
+        if isinstance(result, steps.Completed) and restoring is None:
+            self._complete(result, ahead)
+            return
+        if not self._lock(ahead.action, ahead.changes, properties=ahead.properties):
+            return
+        call.ctx.data.flush()
+        if ran.failure is not None:
+            self.fail(ran.failure)
+        else:
+            self._stepped(result)
 
     def on_timer(self, grace: bool) -> None:
         """A timer of this work fired: poll, retry the lock, or give up waiting on a cancel."""

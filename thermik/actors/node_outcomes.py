@@ -62,7 +62,9 @@ class NodeOutcomes(NodeState):
         self._reply(ResourceNeedsReplacement(self.check.node, self.check.traversal_id, reason))
         self._end()
 
-    def _complete(self, result: steps.Completed) -> None:
+    def _complete(self, result: steps.Completed, ahead: rows.Ahead | None = None) -> None:
+        """Settle the node as COMPLETE (recording ``ahead`` an action that ran before the row
+        was locked) and report it."""
         row = self.row
         assert row is not None
         changes = node_rules.completion_changes(row, self.check, self.plan, self.call)
@@ -71,11 +73,27 @@ class NodeOutcomes(NodeState):
         if self.check.node.is_update and result.attributes is not None:
             stored = {**result.attributes, REFERENCE_ID_KEY: result.reference_id}
         # The state the row is left in: the lock's action completed, or as it was.
-        state = State(Action(row.action), Status.COMPLETE) if self.locked else rows.state_of(row)
+        state = self._completed_state(row, ahead)
         data = None if stored is None else self._node_data(row, state, result)
         # Recorded with the final state: the stack then dispatches what it enables at once.
         arrival = None if self.reported else self._arrival(data)
-        if self.locked:
+        if ahead is not None:
+            assert self.call is not None
+            try:
+                self.row = rows.record(
+                    self.store,
+                    row,
+                    ahead,
+                    self.settled_reason,
+                    changes,
+                    data=self.call.ctx.data.take(),
+                    attributes=stored,
+                    arrival=arrival,
+                )
+            except LockConflict:
+                self._lock_lost()
+                return
+        elif self.locked:
             self.row = rows.unlock(
                 self.store,
                 row,
@@ -99,6 +117,13 @@ class NodeOutcomes(NodeState):
             check = self.check
             self._reply(ResourceDone(check.node, check.traversal_id, data, recorded=True))
         self._end()
+
+    def _completed_state(self, row: Resource, ahead: rows.Ahead | None) -> State:
+        if ahead is not None:
+            return State(ahead.action, Status.COMPLETE)
+        if self.locked:
+            return State(Action(row.action), Status.COMPLETE)
+        return rows.state_of(row)
 
     def _arrival(self, data: NodeData | None) -> JoinArrival:
         check = self.check

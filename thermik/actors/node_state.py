@@ -33,8 +33,9 @@ LOCK_ATTEMPTS = 5
 class Port(Protocol):
     """What a node's work needs from its actor."""
 
-    def submit(self, job: int, step: Callable[[], object]) -> None:
-        """Run ``step`` on the executor; its outcome comes back as ``StepFinished(job)``."""
+    def submit(self, job: int, step: Callable[[], object], *, here: bool = False) -> None:
+        """Run ``step`` on the executor (``here``: on the actor's thread); its outcome comes
+        back as ``StepFinished(job)``."""
 
     def later(self, job: int, seconds: float, *, grace: bool = False) -> TimerHandle:
         """Send ``PollDue(job, grace)`` after ``seconds``."""
@@ -78,6 +79,8 @@ class NodeState(abc.ABC):
         self.delay = BACKOFF[0]
         self.attempts = 0
         self.locked = False
+        #: What the lock would write, while a store-only plugin's action runs ahead of it.
+        self.ahead: rows.Ahead | None = None
         self.cancelled = False
         #: The reason a successful action records.
         self.settled_reason = rows.STATE_CHANGED
@@ -108,6 +111,7 @@ class NodeState(abc.ABC):
         operation: Operation,
         *,
         never_created: bool = False,
+        ahead: bool = False,
     ) -> steps.Call:
         row = self.row
         assert row is not None
@@ -121,6 +125,7 @@ class NodeState(abc.ABC):
             row.physical_resource_id,
             rng=lambda: self.services.rng(version_id),
             never_created=never_created,
+            deferred_data=ahead,
             software=self.services.software,
             nested=self.services.nested,
         )
@@ -134,6 +139,15 @@ class NodeState(abc.ABC):
     def _submit(self, step: Callable[[], object]) -> None:
         self.waiting = Waiting.STEP
         self.port.submit(self.job, step)
+
+    def _run_ahead(self, ahead: rows.Ahead, step: Callable[[], object], *, here: bool) -> None:
+        """Run a store-only plugin's action before locking the row (one write instead of the
+        lock's, the data's and the unlock's: see ``ResourcePlugin.store_only``); ``ahead`` is
+        what the lock would have written; ``here``: on the actor's thread (it returns at once,
+        see ``ResourcePlugin.runs_inline``)."""
+        self.ahead = ahead
+        self.waiting = Waiting.STEP
+        self.port.submit(self.job, step, here=here)
 
     def _lock(
         self,

@@ -4,7 +4,8 @@ It serialises its version's nodes (a node of a newer traversal waits for the run
 in arrival order) and its signals (one at a time, beside a running node: a resource waiting
 for a signal must be able to receive it; but not while the node's plugin call runs). Plugin
 code runs on the shared executor, waits are timers; the actor thread itself only reads and
-writes the store.
+writes the store, and runs the actions of store-only plugins that return at once (see
+``ResourcePlugin.runs_inline``: handing those to the executor and back cost more than they do).
 
 Failure semantics: a node's errors are the node's failure (see :mod:`thermik.actors.node`); an
 unexpected exception in the actor fails the running node and the actor carries on (pykka has no
@@ -76,21 +77,23 @@ class ResourceActor(PooledActor):
 
     # -- the port the works use -------------------------------------------------------------
 
-    def submit(self, job: int, step: Callable[[], object]) -> None:
-        """Run ``step`` on the executor and report back ``StepFinished(job)``."""
-        me = self.actor_ref
-
-        def run() -> None:
-            try:
-                outcome = StepFinished(job, step())
-            except Exception as error:  # plugin bugs are failures of the node, not of us
-                outcome = StepFinished(job, None, Failure.from_exception(error))
-            self.step = outcome
-            with contextlib.suppress(pykka.ActorDeadError):
-                me.tell(outcome)
-
+    def submit(self, job: int, step: Callable[[], object], *, here: bool = False) -> None:
+        """Run ``step`` on the executor (``here``: on this thread, for a step that returns at
+        once) and report back ``StepFinished(job)``, a message like any other."""
         self.stepping, self.step = True, None
-        self.services.executor.submit(run)
+        if here:
+            self._run_step(job, step)
+        else:
+            self.services.executor.submit(lambda: self._run_step(job, step))
+
+    def _run_step(self, job: int, step: Callable[[], object]) -> None:
+        try:
+            outcome = StepFinished(job, step())
+        except Exception as error:  # plugin bugs are failures of the node, not of us
+            outcome = StepFinished(job, None, Failure.from_exception(error))
+        self.step = outcome
+        with contextlib.suppress(pykka.ActorDeadError):
+            self.actor_ref.tell(outcome)
 
     def later(self, job: int, seconds: float, *, grace: bool = False) -> TimerHandle:
         """Tell ``PollDue(job, grace)`` to this actor after ``seconds``."""

@@ -2,17 +2,24 @@
 
 Every state change of a row is one guarded write carrying its event, so the event list and the
 rows never disagree: the lock moves the row to ``<ACTION>_IN_PROGRESS`` (``engine_id`` and
-``atomic_key`` compare-and-swap), the unlock to COMPLETE or FAILED.
+``atomic_key`` compare-and-swap), the unlock to COMPLETE or FAILED. A store-only plugin's action
+that ran before its row was locked is recorded by one write with both events (:func:`record`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from thermik.engine.states import Action, State, Status
-from thermik.persistence.resource_values import JoinArrival, NewEvent, Resource, ResourceChanges
+from thermik.persistence.resource_values import (
+    DataWrite,
+    JoinArrival,
+    NewEvent,
+    Resource,
+    ResourceChanges,
+)
 from thermik.persistence.store import Store
 from thermik.persistence.values import KEEP
 
@@ -100,6 +107,71 @@ def unlock(
         arrival=arrival,
     )
     return _applied(row, key, None, changes)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Ahead:
+    """What the lock of an action run ahead of it would have written: its action, the row's
+    changes and the properties the action converges to."""
+
+    action: Action
+    changes: ResourceChanges
+    properties: Mapping[str, Any] | None = None
+
+
+def record(
+    store: Store,
+    row: Resource,
+    ahead: Ahead,
+    reason: str,
+    changes: ResourceChanges,
+    *,
+    data: Sequence[DataWrite],
+    attributes: Mapping[str, Any] | None = None,
+    arrival: JoinArrival | None = None,
+) -> Resource:
+    """Record an action that completed before ``row`` was locked, as its lock and unlock
+    would have (``LockConflict`` if the row moved on): the ``<ACTION>_IN_PROGRESS`` and
+    ``<ACTION>_COMPLETE`` events, the row's final state with the lock's ``changes`` overlaid by
+    the outcome's, the ``data`` the action wrote, properties, attributes and join arrival."""
+    merged = {
+        name: value
+        for name in ResourceChanges.__slots__
+        if (value := getattr(changes, name)) is not KEEP
+    }
+    final = dataclasses.replace(
+        ahead.changes,
+        **merged,
+        action=ahead.action.value,
+        status=Status.COMPLETE.value,
+        status_reason=reason,
+    )
+    physical = final.physical_resource_id
+    if physical is KEEP:
+        physical = row.physical_resource_id
+    events = (
+        event_for(
+            row, State(ahead.action, Status.IN_PROGRESS), STATE_CHANGED, row.physical_resource_id
+        ),
+        # As the unlock's would: of the row as the lock changed it (a create sets the type).
+        event_for(
+            _applied(row, row.atomic_key, None, ahead.changes),
+            State(ahead.action, Status.COMPLETE),
+            reason,
+            physical,
+        ),
+    )
+    key = store.record_action(
+        row.id,
+        row.atomic_key,
+        final,
+        events=events,
+        data=data,
+        properties=ahead.properties,
+        attributes=attributes,
+        arrival=arrival,
+    )
+    return _applied(row, key, None, final)
 
 
 def went_down_reason(row: Resource) -> str:

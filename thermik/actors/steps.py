@@ -1,7 +1,9 @@
 """Plugin calls, as executor jobs: the only place the shell runs plugin code.
 
-A resource actor never calls its plugin itself (a plugin may block on a cloud API): it submits
-one of these functions to the shared executor and gets a :class:`StepFinished` message back.
+A resource actor does not call its plugin itself (a plugin may block on a cloud API): it submits
+one of these functions to the shared executor and gets a :class:`StepFinished` message back
+(a store-only plugin's action that returns at once runs on the actor's thread instead, and
+reports back by the same message).
 Each step does as much as it can without waiting (start the action *and* poll it once, and on
 completion resolve the attribute values), so an action that finishes at once costs one hop.
 """
@@ -15,7 +17,7 @@ from typing import Any
 from thermik.actors.codec import jsonable
 from thermik.actors.context import StoreContext
 from thermik.actors.stored import split_attribute_key
-from thermik.errors import PluginError, ThermikError
+from thermik.errors import Failure, PluginError, ThermikError
 from thermik.resources.context import ValidationContext
 from thermik.resources.plugin import (
     CheckResult,
@@ -59,7 +61,17 @@ class Planned:
     changed: frozenset[str]
 
 
-StepResult = Pending | Completed | Replace | Planned
+@dataclasses.dataclass(frozen=True, slots=True)
+class Ran:
+    """A store-only plugin's action ran before its row was locked (see
+    ``ResourcePlugin.store_only``): its ``result``, or the ``failure`` it raised. Nothing of it
+    is stored yet; its resource data waits in the call's context."""
+
+    result: Pending | Completed | Replace | None
+    failure: Failure | None = None
+
+
+StepResult = Pending | Completed | Replace | Planned | Ran
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -166,6 +178,24 @@ def update(call: Call, old_props: Props, changed: frozenset[str]) -> Pending | C
 def restore(call: Call, snapshot: Mapping[str, str]) -> Pending | Completed:
     """Start restoring from snapshot data and poll it once."""
     return poll(call, call.plugin.restore(call.ctx, call.props, snapshot))
+
+
+def ahead(action: Callable[[], Pending | Completed | Replace]) -> Ran:
+    """Run a store-only plugin's action before its row is locked (what it raises is the
+    action's failure, recorded once the row is locked)."""
+    try:
+        return Ran(action())
+    except Exception as error:  # the plugin's failure, as any step's
+        return Ran(None, Failure.from_exception(error))
+
+
+def update_ahead(call: Call, old_props: Props) -> Replace | Completed | Ran:
+    """Plan an update (as :func:`plan`) and, when it goes in place, run it ahead of the lock:
+    a store-only plugin's update in one step."""
+    planned = plan(call, old_props)
+    if not isinstance(planned, Planned):
+        return planned
+    return ahead(lambda: update(call, old_props, planned.changed))
 
 
 def cancel(call: Call) -> None:

@@ -115,6 +115,15 @@ class EventQuery:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class DataWrite:
+    """One key of a resource's data an action set (``value``), or deleted (``None``)."""
+
+    key: str
+    value: str | None
+    redact: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class JoinArrival:
     """One message that reached a join: ``sender``'s ``payload`` for ``node`` in a traversal.
 

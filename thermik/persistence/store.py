@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from thermik.persistence.resource_values import (
     NO_CHANGES,
+    DataWrite,
     Event,
     EventQuery,
     JoinArrival,
@@ -224,6 +225,30 @@ class ResourceStore(abc.ABC):
         Like the lock and unlock, it appends ``event`` (and ``arrival``, for the row's stack)
         in the same transaction, so a state change and the event reporting it are stored
         together or not at all.
+        """
+
+    @abc.abstractmethod
+    def record_action(
+        self,
+        resource_id: int,
+        atomic_key: int,
+        changes: ResourceChanges,
+        *,
+        events: Sequence[NewEvent],
+        data: Sequence[DataWrite] = (),
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
+        arrival: JoinArrival | None = None,
+    ) -> int:
+        """Record a whole action of a row that is unlocked at ``atomic_key`` in one
+        transaction, the new atomic key (``LockConflict`` if the row moved on or is locked).
+
+        The action already ran, before anything of it was stored: a store-only plugin's (see
+        ``ResourcePlugin.store_only``). The row's ``changes``, the ``events`` in order (the
+        action's start and its end), the resource ``data`` it wrote (as
+        :meth:`ResourceDataStore.set_resource_data` and ``delete_resource_data`` do), the
+        ``properties``, ``attributes`` and ``arrival`` (as :meth:`unlock_resource`) are stored
+        together or not at all; the row stays unlocked.
         """
 
     @abc.abstractmethod

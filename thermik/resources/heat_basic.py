@@ -40,6 +40,7 @@ class NoneResource(ResourcePlugin):
 
     support_status = SupportStatus(version="5.0.0")
     dynamic_attributes = True
+    store_only = True
 
     @classmethod
     def check_properties(
@@ -80,6 +81,7 @@ class Value(ResourcePlugin):
     """``OS::Heat::Value``: exposes its ``value`` property as an attribute, optionally typed."""
 
     support_status = SupportStatus(version="7.0.0")
+    store_only = True
     properties_schema: ClassVar[PropertiesSchema] = {
         "value": PropertySchema(Type.ANY, _VALUE_DESCRIPTION, required=True, update_allowed=True),
         "type": PropertySchema(

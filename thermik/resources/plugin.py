@@ -139,6 +139,19 @@ class ResourcePlugin(abc.ABC):
     #: Whether every update traversal updates the resource, even with unchanged properties
     #: (nested stacks, as Heat's ``StackResource``: the child decides what changed).
     always_update: ClassVar[bool] = False
+    #: Whether the type's create, update and delete touch nothing but what the engine stores
+    #: for it (its resource data and physical id): no cloud, no other row. The engine may then
+    #: run such an action before locking the row and record the lock, the data and the outcome
+    #: in one write; an engine that dies in between leaves no trace of the action, which the
+    #: next engine runs again.
+    store_only: ClassVar[bool] = False
+
+    @classmethod
+    def runs_inline(cls, props: Props) -> bool:
+        """Whether an action of this store-only type with these properties returns at once,
+        never waiting (no sleep, no I/O but the engine's store): the engine then runs it on
+        the resource's actor thread rather than hand it to the executor and back."""
+        return cls.store_only
 
     @classmethod
     def checks(cls) -> bool:

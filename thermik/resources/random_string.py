@@ -70,6 +70,7 @@ class RandomString(ResourcePlugin):
     """
 
     support_status = SupportStatus(version="2014.1")
+    store_only = True
     properties_schema: ClassVar[PropertiesSchema] = {
         "length": PropertySchema(
             Type.INTEGER,

@@ -47,6 +47,7 @@ class TestResource(ResourcePlugin):
     __test__ = False  # not a pytest test class despite its name
 
     support_status = SupportStatus(version="5.0.0")
+    store_only = True
     properties_schema: ClassVar[PropertiesSchema] = {
         "value": PropertySchema(
             Type.STRING, "The string to store.", default="test_string", update_allowed=True
@@ -115,6 +116,11 @@ class TestResource(ResourcePlugin):
         per_action = props["action_wait_secs"] or {}
         secs = per_action.get(operation.value.lower())
         return float(props["wait_secs"] if secs is None else secs)
+
+    @classmethod
+    def runs_inline(cls, props: Props) -> bool:
+        """Not when resolving an attribute sleeps (``attr_wait_secs``)."""
+        return not props.get("attr_wait_secs")
 
     def _start(self, ctx: ResourceContext, props: Props, operation: Operation) -> Progress:
         wait = self._wait_secs(props, operation)

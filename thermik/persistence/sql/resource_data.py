@@ -36,8 +36,56 @@ _UPSERT_DATA = HotStatement(
 )
 
 
+_DELETE_DATA = HotStatement(
+    delete(RESOURCE_DATA).where(
+        RESOURCE_DATA.c.resource_id == bindparam("b_resource"),
+        RESOURCE_DATA.c.key == bindparam("b_key"),
+    )
+)
+
+
 def _missing(resource_id: int) -> ResourceNotFound:
     return ResourceNotFound(f"resource {resource_id} not found")
+
+
+def data_row(
+    secrets: crypto.SecretBox, resource_id: int, key: str, value: str | None, redact: bool
+) -> dict[str, Any]:
+    """The parameters of :func:`write_data` for one key (``value`` ``None``: delete it)."""
+    check_length("key", key, 255)
+    if value is None:
+        return {"b_resource": resource_id, "b_key": key}
+    stored = secrets.encrypt(value, "resource_data", key) if redact else value
+    return {
+        "resource_id": resource_id,
+        "key": key,
+        "value": stored,
+        "redact": redact,
+        "decrypt_method": crypto.METHOD if redact else None,
+    }
+
+
+def write_data(conn: Connection, is_sqlite: bool, row: Mapping[str, Any]) -> None:
+    """Set (or delete) one key of a resource's data in the running transaction; the last
+    writer wins."""
+    if "value" not in row:
+        _DELETE_DATA.execute(conn, dict(row))
+        return
+    if is_sqlite:
+        _UPSERT_DATA.execute(conn, dict(row))
+        return
+    changed = {name: row[name] for name in _DATA_COLUMNS}
+    changed.update(b_resource=row["resource_id"], b_key=row["key"])
+    if _UPDATE_DATA.execute(conn, changed).rowcount:
+        return
+    try:
+        with conn.begin_nested():
+            _INSERT_DATA.execute(conn, dict(row))
+    except sa_exc.IntegrityError as error:
+        if dberrors.is_foreign_key_violation(error):
+            raise _missing(int(row["resource_id"])) from None
+        # Another writer inserted the key meanwhile.
+        _UPDATE_DATA.execute(conn, changed)
 
 
 class SqlResourceData(SqlBase, ResourceDataStore):
@@ -46,33 +94,10 @@ class SqlResourceData(SqlBase, ResourceDataStore):
     def set_resource_data(
         self, resource_id: int, key: str, value: str, *, redact: bool = False
     ) -> None:
-        check_length("key", key, 255)
-        stored = self._secrets.encrypt(value, "resource_data", key) if redact else value
-        values = {
-            "value": stored,
-            "redact": redact,
-            "decrypt_method": crypto.METHOD if redact else None,
-        }
-        changed = {**values, "b_resource": resource_id, "b_key": key}
-        row = {"resource_id": resource_id, "key": key, **values}
-
-        def work(conn: Connection) -> None:
-            if self._db.is_sqlite:
-                _UPSERT_DATA.execute(conn, row)
-                return
-            if _UPDATE_DATA.execute(conn, changed).rowcount:
-                return
-            try:
-                with conn.begin_nested():
-                    _INSERT_DATA.execute(conn, row)
-            except sa_exc.IntegrityError as error:
-                if dberrors.is_foreign_key_violation(error):
-                    raise _missing(resource_id) from None
-                # Another writer inserted the key meanwhile; the last writer wins.
-                _UPDATE_DATA.execute(conn, changed)
-
+        row = data_row(self._secrets, resource_id, key, value, redact)
+        is_sqlite = self._db.is_sqlite
         try:
-            self._db.write(work)
+            self._db.write(lambda conn: write_data(conn, is_sqlite, row))
         except sa_exc.IntegrityError as error:
             if dberrors.is_foreign_key_violation(error):
                 raise _missing(resource_id) from None

@@ -26,6 +26,7 @@ from sqlalchemy import (
 from thermik.errors import GenerationConflict, LockConflict, ResourceNotFound, StackNotFound
 from thermik.persistence.resource_values import (
     NO_CHANGES,
+    DataWrite,
     JoinArrival,
     NewEvent,
     NewResource,
@@ -36,6 +37,7 @@ from thermik.persistence.row_ids import row_uuid
 from thermik.persistence.sql.base import COMPACT, SqlBase, check_length, reason
 from thermik.persistence.sql.events import INSERT_EVENT, arrival_row, event_row
 from thermik.persistence.sql.hot import HotStatement
+from thermik.persistence.sql.resource_data import data_row, write_data
 from thermik.persistence.sql.tables import JOIN_ARRIVAL, PROPERTIES_DATA, RESOURCE
 from thermik.persistence.sqltypes import LONG_TEXT
 from thermik.persistence.store import ResourceStore
@@ -182,19 +184,21 @@ def _inserted(conn: Connection, row: dict[str, Any]) -> Resource:
 
 class _Along:
     """What a guarded write stores besides the row: properties and attribute values
-    (``None``: unchanged), and a node's join arrival."""
+    (``None``: unchanged), a node's join arrival, and resource data rows (see ``data_row``)."""
 
-    __slots__ = ("arrival", "attributes", "properties")
+    __slots__ = ("arrival", "attributes", "data", "properties")
 
     def __init__(
         self,
         properties: Mapping[str, JSON] | None,
         attributes: Mapping[str, JSON] | None,
         arrival: JoinArrival | None = None,
+        data: Sequence[dict[str, Any]] = (),
     ) -> None:
         self.properties = properties
         self.attributes = attributes
         self.arrival = arrival
+        self.data = data
 
     def rows(self, now: datetime.datetime) -> dict[str, dict[str, Any]]:
         """Blob column -> the row of the new blob."""
@@ -232,9 +236,13 @@ def _no_stack(new: NewResource) -> Callable[[], StackNotFound]:
     )
 
 
-def _no_event_stack(event: NewEvent | None) -> StackNotFound:
-    stack = event.stack_id if event else "?"
+def _no_event_stack(events: Sequence[NewEvent]) -> StackNotFound:
+    stack = events[0].stack_id if events else "?"
     return StackNotFound(f"stack {stack} of the event not found", stack=stack)
+
+
+def _events(event: NewEvent | None) -> tuple[NewEvent, ...]:
+    return () if event is None else (event,)
 
 
 class SqlResources(SqlBase, ResourceStore):
@@ -307,7 +315,7 @@ class SqlResources(SqlBase, ResourceStore):
     ) -> int:
         along = _Along(properties, attributes)
         return self._guarded(
-            _UNLOCKED, resource_id, None, atomic_key, changes, engine_id, event, along
+            _UNLOCKED, resource_id, None, atomic_key, changes, engine_id, _events(event), along
         )
 
     def unlock_resource(
@@ -324,7 +332,7 @@ class SqlResources(SqlBase, ResourceStore):
     ) -> int:
         along = _Along(properties, attributes, arrival)
         return self._guarded(
-            _HELD, resource_id, engine_id, atomic_key, changes, None, event, along
+            _HELD, resource_id, engine_id, atomic_key, changes, None, _events(event), along
         )
 
     def update_resource(
@@ -342,7 +350,27 @@ class SqlResources(SqlBase, ResourceStore):
         stmt = _UNLOCKED if engine_id is None else _HELD
         along = _Along(properties, attributes, arrival)
         return self._guarded(
-            stmt, resource_id, engine_id, atomic_key, changes, engine_id, event, along
+            stmt, resource_id, engine_id, atomic_key, changes, engine_id, _events(event), along
+        )
+
+    def record_action(
+        self,
+        resource_id: int,
+        atomic_key: int,
+        changes: ResourceChanges,
+        *,
+        events: Sequence[NewEvent],
+        data: Sequence[DataWrite] = (),
+        properties: Mapping[str, JSON] | None = None,
+        attributes: Mapping[str, JSON] | None = None,
+        arrival: JoinArrival | None = None,
+    ) -> int:
+        written = [
+            data_row(self._secrets, resource_id, one.key, one.value, one.redact) for one in data
+        ]
+        along = _Along(properties, attributes, arrival, written)
+        return self._guarded(
+            _UNLOCKED, resource_id, None, atomic_key, changes, None, tuple(events), along
         )
 
     def _guarded(
@@ -353,19 +381,20 @@ class SqlResources(SqlBase, ResourceStore):
         atomic_key: int,
         changes: ResourceChanges,
         new_holder: str | None,
-        event: NewEvent | None,
+        events: tuple[NewEvent, ...],
         along: _Along,
     ) -> int:
-        """One guarded UPDATE (``holder`` expected, ``new_holder`` set), its event, blobs and
-        join arrival."""
+        """One guarded UPDATE (``holder`` expected, ``new_holder`` set), its events, blobs,
+        resource data and join arrival."""
         params = _columns(changes)
         params.update(engine_id=new_holder, atomic_key=atomic_key + 1, updated_at=self._clock())
         params.update(b_id=resource_id, b_key=atomic_key)
         if holder is not None:
             params["b_engine"] = holder
 
-        event_values = None if event is None else event_row(event, params["updated_at"])
+        event_values = [event_row(event, params["updated_at"]) for event in events]
         blob_rows = along.rows(params["updated_at"])
+        is_sqlite = self._db.is_sqlite
         arrival_values = None
         if along.arrival is not None:
             arrival_values = _row_arrival(resource_id, along.arrival, params["updated_at"])
@@ -376,13 +405,15 @@ class SqlResources(SqlBase, ResourceStore):
                     params[column] = _INSERT_BLOB.execute(conn, row).inserted_id
             if stmt.execute(conn, params).rowcount != 1:
                 _lock_lost(conn, resource_id, holder, atomic_key)
-            if event_values is not None:
-                INSERT_EVENT.execute(conn, event_values)
+            for values in event_values:
+                INSERT_EVENT.execute(conn, values)
+            for row in along.data:
+                write_data(conn, is_sqlite, row)
             if arrival_values is not None:
                 _INSERT_ROW_ARRIVAL.execute(conn, arrival_values)
             return atomic_key + 1
 
-        return self._write_referring(work, lambda: _no_event_stack(event))
+        return self._write_referring(work, lambda: _no_event_stack(events))
 
     def delete_resource(self, resource_id: int) -> None:
         stmt = delete(RESOURCE).where(RESOURCE.c.id == resource_id)
