@@ -21,7 +21,7 @@ from thermik.persistence.resource_values import (
     ResourceChanges,
 )
 from thermik.persistence.store import Store
-from thermik.persistence.values import KEEP
+from thermik.persistence.values import KEEP, Keep
 
 #: Heat's status reason for a plain state change.
 STATE_CHANGED = "state changed"
@@ -32,15 +32,22 @@ def state_of(row: Resource) -> State:
     return State.parse(f"{row.action}_{row.status}")
 
 
-def event_for(row: Resource, state: State, reason: str, physical_id: str | None) -> NewEvent:
-    """The event recording that ``row`` reached ``state``."""
+def event_for(
+    row: Resource,
+    state: State,
+    reason: str,
+    physical_id: str | None,
+    resource_type: str | Keep = KEEP,
+) -> NewEvent:
+    """The event recording that ``row`` (with ``resource_type``, if it changes) reached
+    ``state``."""
     return NewEvent(
         stack_id=row.stack_id,
         resource_name=row.name,
         resource_action=state.action.value,
         resource_status=state.status.value,
         resource_status_reason=reason,
-        resource_type=row.resource_type,
+        resource_type=row.resource_type if resource_type is KEEP else resource_type,
         physical_resource_id=physical_id,
     )
 
@@ -155,10 +162,11 @@ def record(
         ),
         # As the unlock's would: of the row as the lock changed it (a create sets the type).
         event_for(
-            _applied(row, row.atomic_key, None, ahead.changes),
+            row,
             State(ahead.action, Status.COMPLETE),
             reason,
             physical,
+            ahead.changes.resource_type,
         ),
     )
     key = store.record_action(
