@@ -1,25 +1,23 @@
 """Resource versions and Heat's row lock: compare-and-swap on (engine_id, atomic_key).
 
-This is the engine's hot path (every resource action locks, writes and unlocks its row), so the
-statements are built once; the columns to SET come from each call's parameters.
+This is the engine's hot path (every resource action locks and unlocks its row, or records a
+store-only plugin's action in one write), so the statements are built once; the columns to SET
+come from each call's parameters. Rows become values in :mod:`.resource_rows`.
 """
 
 from __future__ import annotations
 
 import datetime
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
     Column,
     Connection,
-    Row,
     bindparam,
     delete,
     insert,
     select,
-    type_coerce,
     update,
 )
 
@@ -33,17 +31,21 @@ from thermik.persistence.resource_values import (
     Resource,
     ResourceChanges,
 )
-from thermik.persistence.row_ids import row_uuid
-from thermik.persistence.sql.base import COMPACT, SqlBase, check_length, reason
+from thermik.persistence.sql.base import COMPACT, SqlBase
 from thermik.persistence.sql.events import INSERT_EVENT, arrival_row, event_row
 from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.resource_data import data_row, write_data
+from thermik.persistence.sql.resource_rows import (
+    SELECT_RESOURCE,
+    columns_of,
+    inserted,
+    new_row,
+    to_resource,
+)
 from thermik.persistence.sql.tables import JOIN_ARRIVAL, PROPERTIES_DATA, RESOURCE
-from thermik.persistence.sqltypes import LONG_TEXT
 from thermik.persistence.store import ResourceStore
-from thermik.persistence.values import JSON, changed_fields
+from thermik.persistence.values import JSON
 
-_INSERT = HotStatement(insert(RESOURCE))
 _BY_ID = RESOURCE.c.id == bindparam("b_id")
 _AT_KEY = RESOURCE.c.atomic_key == bindparam("b_key")
 _UNLOCKED = HotStatement(update(RESOURCE).where(_BY_ID, _AT_KEY, RESOURCE.c.engine_id.is_(None)))
@@ -52,15 +54,6 @@ _HELD = HotStatement(
 )
 _SET_METADATA = update(RESOURCE).where(
     _BY_ID, RESOURCE.c.metadata_generation == bindparam("b_generation")
-)
-#: Rows with ``requires`` as stored text: rows listing the same versions then share one tuple,
-#: decoded once (a layer of thousands of versions each requiring the hundreds of the layer
-#: before would otherwise hold millions of separate integers).
-_SELECT = select(
-    *(
-        type_coerce(column, LONG_TEXT).label(column.name) if column.name == "requires" else column
-        for column in RESOURCE.c
-    )
 )
 _INSERT_BLOB = HotStatement(insert(PROPERTIES_DATA))
 _ARRIVAL_COLUMNS = ("traversal_id", "node", "sender", "payload", "created_at")
@@ -98,88 +91,6 @@ _REWRITE_BLOB = {
     "properties_data_id": _rewrite_blob(RESOURCE.c.properties_data_id),
     "attr_data_id": _rewrite_blob(RESOURCE.c.attr_data_id),
 }
-
-
-def _version_ids(text: str, shared: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
-    found = shared.get(text)
-    if found is None:
-        found = shared[text] = tuple(json.loads(text))
-    return found
-
-
-def to_resource(row: Row[Any], shared: dict[str, tuple[int, ...]] | None = None) -> Resource:
-    """A resource value from a row of :data:`_SELECT` (``shared``: ``requires`` tuples
-    already decoded, by stored text)."""
-    requires = row.requires
-    return Resource(
-        id=row.id,
-        uuid=row.uuid,
-        stack_id=row.stack_id,
-        root_stack_id=row.root_stack_id,
-        name=row.name,
-        resource_type=row.resource_type,
-        physical_resource_id=row.physical_resource_id,
-        action=row.action,
-        status=row.status,
-        status_reason=row.status_reason,
-        requires=_version_ids(requires, {} if shared is None else shared)
-        if isinstance(requires, str)
-        else tuple(requires),
-        replaces=row.replaces,
-        replaced_by=row.replaced_by,
-        current_template_id=row.current_template_id,
-        engine_id=row.engine_id,
-        atomic_key=row.atomic_key,
-        metadata=row.rsrc_metadata or {},
-        metadata_generation=row.metadata_generation,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-    )
-
-
-def _columns(changes: ResourceChanges) -> dict[str, Any]:
-    columns = changed_fields(changes)
-    if "requires" in columns:
-        columns["requires"] = sorted(columns["requires"])
-    if "status_reason" in columns:
-        columns["status_reason"] = reason(columns["status_reason"])
-    check_length("physical_resource_id", columns.get("physical_resource_id"), 255)
-    return columns
-
-
-def _new_row(new: NewResource, now: datetime.datetime) -> dict[str, Any]:
-    check_length("name", new.name, 255)
-    check_length("resource_type", new.resource_type, 255)
-    return {
-        "uuid": row_uuid(),
-        "stack_id": new.stack_id,
-        "root_stack_id": new.root_stack_id,
-        "name": new.name,
-        "resource_type": new.resource_type,
-        "physical_resource_id": None,
-        "action": new.action,
-        "status": new.status,
-        "status_reason": reason(new.status_reason),
-        "requires": sorted(new.requires),
-        "replaces": new.replaces,
-        "replaced_by": None,
-        "current_template_id": new.current_template_id,
-        "engine_id": None,
-        "atomic_key": 0,
-        "rsrc_metadata": {},
-        "metadata_generation": 0,
-        "created_at": now,
-        "updated_at": None,
-    }
-
-
-def _inserted(conn: Connection, row: dict[str, Any]) -> Resource:
-    row["id"] = _INSERT.execute(conn, row).inserted_id
-    return Resource(
-        **{k: v for k, v in row.items() if k not in ("rsrc_metadata", "requires")},
-        requires=tuple(row["requires"]),
-        metadata={},
-    )
 
 
 class _Along:
@@ -249,25 +160,25 @@ class SqlResources(SqlBase, ResourceStore):
     """Resource versions in SQL."""
 
     def create_resource(self, new: NewResource) -> Resource:
-        row = _new_row(new, self._clock())
-        return self._write_referring(lambda conn: _inserted(conn, row), _no_stack(new))
+        row = new_row(new, self._clock())
+        return self._write_referring(lambda conn: inserted(conn, row), _no_stack(new))
 
     def create_resources(self, news: Sequence[NewResource]) -> list[Resource]:
         if not news:
             return []
         now = self._clock()
-        rows = [_new_row(new, now) for new in news]
+        rows = [new_row(new, now) for new in news]
         return self._write_referring(
-            lambda conn: [_inserted(conn, row) for row in rows], _no_stack(news[0])
+            lambda conn: [inserted(conn, row) for row in rows], _no_stack(news[0])
         )
 
     def replace_resource(self, old_id: int, atomic_key: int, new: NewResource) -> Resource:
         now = self._clock()
-        row = _new_row(new, now)
+        row = new_row(new, now)
         row["replaces"] = old_id
 
         def work(conn: Connection) -> Resource:
-            created = _inserted(conn, row)
+            created = inserted(conn, row)
             params: dict[str, Any] = {"b_id": old_id, "b_key": atomic_key}
             params.update(atomic_key=atomic_key + 1)
             params.update(replaced_by=created.id, updated_at=now)
@@ -278,14 +189,14 @@ class SqlResources(SqlBase, ResourceStore):
         return self._write_referring(work, _no_stack(new))
 
     def get_resource(self, resource_id: int) -> Resource:
-        stmt = _SELECT.where(RESOURCE.c.id == resource_id)
+        stmt = SELECT_RESOURCE.where(RESOURCE.c.id == resource_id)
         row = self._db.read(lambda conn: conn.execute(stmt).one_or_none())
         if row is None:
             raise ResourceNotFound(f"resource {resource_id} not found")
         return to_resource(row)
 
     def _select_many(self, condition: Any) -> list[Resource]:
-        stmt = _SELECT.where(condition).order_by(RESOURCE.c.id)
+        stmt = SELECT_RESOURCE.where(condition).order_by(RESOURCE.c.id)
         shared: dict[str, tuple[int, ...]] = {}
         rows = self._db.read(lambda conn: conn.execute(stmt).all())
         return [to_resource(row, shared) for row in rows]
@@ -386,7 +297,7 @@ class SqlResources(SqlBase, ResourceStore):
     ) -> int:
         """One guarded UPDATE (``holder`` expected, ``new_holder`` set), its events, blobs,
         resource data and join arrival."""
-        params = _columns(changes)
+        params = columns_of(changes)
         params.update(engine_id=new_holder, atomic_key=atomic_key + 1, updated_at=self._clock())
         params.update(b_id=resource_id, b_key=atomic_key)
         if holder is not None:

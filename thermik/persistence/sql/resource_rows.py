@@ -1,0 +1,118 @@
+"""Resource version rows and values: how a row is read, what a new row holds, what a change sets.
+
+The store's resource part (:mod:`thermik.persistence.sql.resources`) writes and guards the rows;
+this module turns them into :class:`~thermik.persistence.resource_values.Resource` values and
+back.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any
+
+from sqlalchemy import Connection, Row, insert, select, type_coerce
+
+from thermik.persistence.resource_values import NewResource, Resource, ResourceChanges
+from thermik.persistence.row_ids import row_uuid
+from thermik.persistence.sql.base import check_length, reason
+from thermik.persistence.sql.hot import HotStatement
+from thermik.persistence.sql.tables import RESOURCE
+from thermik.persistence.sqltypes import LONG_TEXT
+from thermik.persistence.values import changed_fields
+
+_INSERT = HotStatement(insert(RESOURCE))
+#: Rows with ``requires`` as stored text: rows listing the same versions then share one tuple,
+#: decoded once (a layer of thousands of versions each requiring the hundreds of the layer
+#: before would otherwise hold millions of separate integers).
+SELECT_RESOURCE = select(
+    *(
+        type_coerce(column, LONG_TEXT).label(column.name) if column.name == "requires" else column
+        for column in RESOURCE.c
+    )
+)
+
+
+def _version_ids(text: str, shared: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
+    found = shared.get(text)
+    if found is None:
+        found = shared[text] = tuple(json.loads(text))
+    return found
+
+
+def to_resource(row: Row[Any], shared: dict[str, tuple[int, ...]] | None = None) -> Resource:
+    """A resource value from a row of :data:`SELECT_RESOURCE` (``shared``: ``requires`` tuples
+    already decoded, by stored text)."""
+    requires = row.requires
+    return Resource(
+        id=row.id,
+        uuid=row.uuid,
+        stack_id=row.stack_id,
+        root_stack_id=row.root_stack_id,
+        name=row.name,
+        resource_type=row.resource_type,
+        physical_resource_id=row.physical_resource_id,
+        action=row.action,
+        status=row.status,
+        status_reason=row.status_reason,
+        requires=_version_ids(requires, {} if shared is None else shared)
+        if isinstance(requires, str)
+        else tuple(requires),
+        replaces=row.replaces,
+        replaced_by=row.replaced_by,
+        current_template_id=row.current_template_id,
+        engine_id=row.engine_id,
+        atomic_key=row.atomic_key,
+        metadata=row.rsrc_metadata or {},
+        metadata_generation=row.metadata_generation,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def columns_of(changes: ResourceChanges) -> dict[str, Any]:
+    """The columns a change sets, as stored."""
+    columns = changed_fields(changes)
+    if "requires" in columns:
+        columns["requires"] = sorted(columns["requires"])
+    if "status_reason" in columns:
+        columns["status_reason"] = reason(columns["status_reason"])
+    check_length("physical_resource_id", columns.get("physical_resource_id"), 255)
+    return columns
+
+
+def new_row(new: NewResource, now: datetime.datetime) -> dict[str, Any]:
+    """The row of a new version (checked as every backend would)."""
+    check_length("name", new.name, 255)
+    check_length("resource_type", new.resource_type, 255)
+    return {
+        "uuid": row_uuid(),
+        "stack_id": new.stack_id,
+        "root_stack_id": new.root_stack_id,
+        "name": new.name,
+        "resource_type": new.resource_type,
+        "physical_resource_id": None,
+        "action": new.action,
+        "status": new.status,
+        "status_reason": reason(new.status_reason),
+        "requires": sorted(new.requires),
+        "replaces": new.replaces,
+        "replaced_by": None,
+        "current_template_id": new.current_template_id,
+        "engine_id": None,
+        "atomic_key": 0,
+        "rsrc_metadata": {},
+        "metadata_generation": 0,
+        "created_at": now,
+        "updated_at": None,
+    }
+
+
+def inserted(conn: Connection, row: dict[str, Any]) -> Resource:
+    """Insert a :func:`new_row` in ``conn``'s transaction; the version it is."""
+    row["id"] = _INSERT.execute(conn, row).inserted_id
+    return Resource(
+        **{k: v for k, v in row.items() if k not in ("rsrc_metadata", "requires")},
+        requires=tuple(row["requires"]),
+        metadata={},
+    )
