@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Dialect, exc
@@ -65,6 +65,26 @@ class HotStatement:
         except sqlite3.Error as error:
             raise exc.DBAPIError.instance(plan.sql, values, error, sqlite3.Error) from error
         return Outcome(cursor.rowcount, cursor.lastrowid if self._inserts else None)
+
+    def insert_many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Run this INSERT for each of ``rows`` (all with the same keys) in one call, in
+        ``conn``'s transaction (SQLite only); the id generated for the last row."""
+        keys = tuple(rows[0])
+        plan = self._plans.get(keys) or self._compile(conn.dialect, keys)
+        batch = []
+        for params in rows:
+            values = [params[name] for name in plan.names]
+            for position, convert in plan.conversions:
+                values[position] = convert(values[position])
+            batch.append(values)
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.executemany(plan.sql, batch)
+            # ``lastrowid`` is not set by ``executemany``; the connection knows it.
+            (last,) = cursor.execute("SELECT last_insert_rowid()").fetchone()
+        except sqlite3.Error as error:
+            raise exc.DBAPIError.instance(plan.sql, batch, error, sqlite3.Error) from error
+        return int(last)
 
     def _compile(self, dialect: Dialect, keys: tuple[str, ...]) -> _Plan:
         compiled = self._statement.compile(dialect=dialect, column_keys=list(keys))

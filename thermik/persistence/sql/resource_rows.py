@@ -111,6 +111,27 @@ def new_row(new: NewResource, now: datetime.datetime) -> dict[str, Any]:
 def inserted(conn: Connection, row: dict[str, Any]) -> Resource:
     """Insert a :func:`new_row` in ``conn``'s transaction; the version it is."""
     row["id"] = _INSERT.execute(conn, row).inserted_id
+    return _value(row)
+
+
+def inserted_all(conn: Connection, rows: list[dict[str, Any]]) -> list[Resource]:
+    """Insert several :func:`new_row` rows in ``conn``'s transaction, in order; the versions
+    they are. On SQLite in one call (a traversal inserts a whole stack's versions at once)."""
+    if conn.dialect.name != "sqlite" or len(rows) < 2:
+        return [inserted(conn, row) for row in rows]
+    last = _INSERT.insert_many(conn, rows)
+    # The transaction holds SQLite's only write lock and the ids are not given, so the rows
+    # got the ids after the table's largest, one after another; the first row proves it.
+    first = last - len(rows) + 1
+    found = conn.execute(select(RESOURCE.c.uuid).where(RESOURCE.c.id == first)).scalar()
+    if found != rows[0]["uuid"]:
+        raise RuntimeError(f"resource rows inserted at once did not get ids {first}..{last}")
+    for offset, row in enumerate(rows):
+        row["id"] = first + offset
+    return [_value(row) for row in rows]
+
+
+def _value(row: dict[str, Any]) -> Resource:
     return Resource(
         **{k: v for k, v in row.items() if k not in ("rsrc_metadata", "requires")},
         requires=tuple(row["requires"]),

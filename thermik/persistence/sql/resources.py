@@ -39,6 +39,7 @@ from thermik.persistence.sql.resource_rows import (
     SELECT_RESOURCE,
     columns_of,
     inserted,
+    inserted_all,
     new_row,
     to_resource,
 )
@@ -168,9 +169,7 @@ class SqlResources(SqlBase, ResourceStore):
             return []
         now = self._clock()
         rows = [new_row(new, now) for new in news]
-        return self._write_referring(
-            lambda conn: [inserted(conn, row) for row in rows], _no_stack(news[0])
-        )
+        return self._write_referring(lambda conn: inserted_all(conn, rows), _no_stack(news[0]))
 
     def replace_resource(self, old_id: int, atomic_key: int, new: NewResource) -> Resource:
         now = self._clock()
