@@ -92,11 +92,9 @@ class StoredData:
         """Store what was written while deferred; writes go through from now on."""
         for write in self.take():
             if write.value is None:
-                self._store.delete_resource_data(self._resource_id, write.key)
+                self.delete(write.key)
             else:
-                self._store.set_resource_data(
-                    self._resource_id, write.key, write.value, redact=write.redact
-                )
+                self.set(write.key, write.value, redact=write.redact)
 
     def as_dict(self) -> Mapping[str, str]:
         merged = dict(self._stored())

@@ -136,9 +136,9 @@ class NodeState(abc.ABC):
         self.call = steps.Call(plugin, ctx, props, operation, attributes)
         return self.call
 
-    def _submit(self, step: Callable[[], object]) -> None:
+    def _submit(self, step: Callable[[], object], *, here: bool = False) -> None:
         self.waiting = Waiting.STEP
-        self.port.submit(self.job, step)
+        self.port.submit(self.job, step, here=here)
 
     def _run_ahead(self, ahead: rows.Ahead, step: Callable[[], object], *, here: bool) -> None:
         """Run a store-only plugin's action before locking the row (one write instead of the
@@ -146,8 +146,7 @@ class NodeState(abc.ABC):
         what the lock would have written; ``here``: on the actor's thread (it returns at once,
         see ``ResourcePlugin.runs_inline``)."""
         self.ahead = ahead
-        self.waiting = Waiting.STEP
-        self.port.submit(self.job, step, here=here)
+        self._submit(step, here=here)
 
     def _lock(
         self,

@@ -21,7 +21,7 @@ from thermik.persistence.resource_values import (
     ResourceChanges,
 )
 from thermik.persistence.store import Store
-from thermik.persistence.values import KEEP, Keep
+from thermik.persistence.values import KEEP, Keep, changed_fields
 
 #: Heat's status reason for a plain state change.
 STATE_CHANGED = "state changed"
@@ -53,11 +53,7 @@ def event_for(
 
 
 def _applied(row: Resource, key: int, engine_id: str | None, changes: ResourceChanges) -> Resource:
-    fields = {
-        name: value
-        for name in ResourceChanges.__slots__
-        if (value := getattr(changes, name)) is not KEEP
-    }
+    fields = changed_fields(changes)
     return dataclasses.replace(row, atomic_key=key, engine_id=engine_id, **fields)
 
 
@@ -141,14 +137,9 @@ def record(
     would have (``LockConflict`` if the row moved on): the ``<ACTION>_IN_PROGRESS`` and
     ``<ACTION>_COMPLETE`` events, the row's final state with the lock's ``changes`` overlaid by
     the outcome's, the ``data`` the action wrote, properties, attributes and join arrival."""
-    merged = {
-        name: value
-        for name in ResourceChanges.__slots__
-        if (value := getattr(changes, name)) is not KEEP
-    }
     final = dataclasses.replace(
         ahead.changes,
-        **merged,
+        **changed_fields(changes),
         action=ahead.action.value,
         status=Status.COMPLETE.value,
         status_reason=reason,

@@ -39,6 +39,13 @@ class _Plan:
     #: (position, processor) of the parameters that need converting (most need none).
     conversions: tuple[tuple[int, Callable[[Any], Any]], ...]
 
+    def bind(self, params: Mapping[str, Any]) -> list[Any]:
+        """The positional values of ``params``, converted for the driver."""
+        values = [params[name] for name in self.names]
+        for position, convert in self.conversions:
+            values[position] = convert(values[position])
+        return values
+
 
 class HotStatement:
     """An INSERT, UPDATE or DELETE whose columns come from each call's parameters."""
@@ -55,10 +62,8 @@ class HotStatement:
             result = conn.execute(self._statement, dict(params))
             key = result.inserted_primary_key if self._inserts else None
             return Outcome(result.rowcount, None if key is None else int(key[0]))
-        plan = self._plans.get(tuple(params)) or self._compile(conn.dialect, tuple(params))
-        values = [params[name] for name in plan.names]
-        for position, convert in plan.conversions:
-            values[position] = convert(values[position])
+        plan = self._plan(conn.dialect, tuple(params))
+        values = plan.bind(params)
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
             cursor.execute(plan.sql, values)
@@ -69,14 +74,8 @@ class HotStatement:
     def insert_many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> int:
         """Run this INSERT for each of ``rows`` (all with the same keys) in one call, in
         ``conn``'s transaction (SQLite only); the id generated for the last row."""
-        keys = tuple(rows[0])
-        plan = self._plans.get(keys) or self._compile(conn.dialect, keys)
-        batch = []
-        for params in rows:
-            values = [params[name] for name in plan.names]
-            for position, convert in plan.conversions:
-                values[position] = convert(values[position])
-            batch.append(values)
+        plan = self._plan(conn.dialect, tuple(rows[0]))
+        batch = [plan.bind(params) for params in rows]
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
             cursor.executemany(plan.sql, batch)
@@ -85,6 +84,9 @@ class HotStatement:
         except sqlite3.Error as error:
             raise exc.DBAPIError.instance(plan.sql, batch, error, sqlite3.Error) from error
         return int(last)
+
+    def _plan(self, dialect: Dialect, keys: tuple[str, ...]) -> _Plan:
+        return self._plans.get(keys) or self._compile(dialect, keys)
 
     def _compile(self, dialect: Dialect, keys: tuple[str, ...]) -> _Plan:
         compiled = self._statement.compile(dialect=dialect, column_keys=list(keys))
