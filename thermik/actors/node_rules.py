@@ -115,18 +115,22 @@ def resolve(plan: TraversalPlan, check: CheckResource, plugin_cls: type[Resource
 def requires_during(row: Resource, check: CheckResource) -> tuple[int, ...] | Keep:
     """While converging, a version requires its old and its new dependencies (as Heat does);
     :data:`KEEP` when that is what the row holds already."""
-    new = {data.version_id for data in check.input_data.values()}
-    if new.issubset(row.requires):
+    new = check.input_data.version_ids
+    # Equal tuples first: a version updated in place keeps its dependencies, and a layer's
+    # members compare hundreds of ids each.
+    if new == row.requires or set(row.requires).issuperset(new):
         return KEEP
-    return tuple(sorted(new.union(row.requires)))
+    if not row.requires:
+        return new
+    return tuple(sorted(set(new).union(row.requires)))
 
 
 def requires_after(row: Resource, check: CheckResource) -> tuple[int, ...] | Keep:
     """After converging, a version requires its new dependencies only."""
-    new = {data.version_id for data in check.input_data.values()}
-    if len(new) == len(row.requires) and new.issuperset(row.requires):
+    new = check.input_data.version_ids
+    if new == row.requires or (len(new) == len(row.requires) and set(new) == set(row.requires)):
         return KEEP
-    return tuple(sorted(new))
+    return new
 
 
 def replacement_needed(

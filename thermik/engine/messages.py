@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
 from thermik.engine.graph import ConvergenceGraph, Node
@@ -57,6 +57,38 @@ class NodeData:
     reference_id: str | None
     attributes: Mapping[AttributeKey, object]
     state: State
+
+
+class NodeInputs(Mapping[str, NodeData]):
+    """The node data of a node's update predecessors, by name (read-only), with their version
+    ids in ascending order: what the node's version ``requires`` once converged.
+
+    The members of a layer receive the same object, so the ids of a previous layer of
+    hundreds are collected and sorted once, not once per member.
+    """
+
+    __slots__ = ("_data", "_ids")
+
+    def __init__(self, data: Mapping[str, NodeData] | None = None) -> None:
+        self._data: dict[str, NodeData] = dict(data or {})
+        self._ids = tuple(sorted({one.version_id for one in self._data.values()}))
+
+    @property
+    def version_ids(self) -> tuple[VersionId, ...]:
+        """The predecessors' version ids, ascending, without repeats."""
+        return self._ids
+
+    def __getitem__(self, name: str) -> NodeData:
+        return self._data[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"NodeInputs({self._data!r})"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -118,7 +150,7 @@ class CheckResource:
     name: str
     operation: Action
     action: NodeAction
-    input_data: Mapping[str, NodeData]
+    input_data: NodeInputs
     join_node: Node | None = None
 
     @property

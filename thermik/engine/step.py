@@ -12,8 +12,6 @@ state and the commands at the end.
 from __future__ import annotations
 
 import dataclasses
-import types
-from collections.abc import Mapping
 
 from thermik.engine.graph import Node
 from thermik.engine.messages import (
@@ -26,6 +24,7 @@ from thermik.engine.messages import (
     DispatchNode,
     MarkStackComplete,
     NodeData,
+    NodeInputs,
     PersistStackState,
     RecordEvent,
     StartRollback,
@@ -44,7 +43,7 @@ from thermik.engine.states import Action, Status
 from thermik.engine.traversal import Decision, Phase, TraversalState
 from thermik.engine.versions import VersionId
 
-_NO_INPUT: Mapping[str, NodeData] = types.MappingProxyType({})
+_NO_INPUT = NodeInputs()
 
 
 class Step:
@@ -185,7 +184,7 @@ class Step:
         )
         self.commands.append(DispatchNode(message))
 
-    def input_for(self, slot: int) -> Mapping[str, NodeData]:
+    def input_for(self, slot: int) -> NodeInputs:
         if slot >= len(self.graph.nodes) or not self.node_at(slot).is_update:
             return _NO_INPUT
         waits = self.graph.waits[slot]
@@ -197,14 +196,14 @@ class Step:
             return cached
         return self.collect_input(waits) if waits else _NO_INPUT
 
-    def collect_input(self, waits: tuple[int, ...]) -> Mapping[str, NodeData]:
+    def collect_input(self, waits: tuple[int, ...]) -> NodeInputs:
         collected: dict[str, NodeData] = {}
         for gid in waits:
             for member in self.graph.groups[gid]:
                 data = self.results.get(member)
                 if data is not None:
                     collected[data.name] = data
-        return types.MappingProxyType(collected)
+        return NodeInputs(collected)
 
     def running_items(self) -> list[tuple[int, Node | None]]:
         snapshot = self.running.finish()

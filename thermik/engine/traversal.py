@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
 
 from immutables import Map
 
 from thermik.engine.graph import ConvergenceGraph, Node, build_graph
-from thermik.engine.messages import Command, NodeData, TraversalOptions
+from thermik.engine.messages import Command, NodeData, NodeInputs, TraversalOptions
 from thermik.engine.states import Action
 from thermik.engine.versions import VersionId
 from thermik.errors import Failure
@@ -80,7 +79,7 @@ class TraversalState:
     results: Map[int, NodeData | None] = dataclasses.field(default_factory=Map)
     group_left: Map[int, int] = dataclasses.field(default_factory=Map)
     wait_left: Map[int, int] = dataclasses.field(default_factory=Map)
-    inputs: Map[int, Mapping[str, NodeData]] = dataclasses.field(default_factory=Map)
+    inputs: Map[int, NodeInputs] = dataclasses.field(default_factory=Map)
     queue: Map[int, int] = dataclasses.field(default_factory=Map)
     head: int = 0
     tail: int = 0

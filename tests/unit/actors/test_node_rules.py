@@ -11,7 +11,7 @@ import pytest
 from thermik.actors import node_rules
 from thermik.actors.stored import attribute_key
 from thermik.engine.graph import Node
-from thermik.engine.messages import CheckResource, NodeData
+from thermik.engine.messages import CheckResource, NodeData, NodeInputs
 from thermik.engine.operations import NodeAction
 from thermik.engine.states import Action, State, Status
 from thermik.errors import Failure, PluginError
@@ -48,9 +48,7 @@ DONE = State(Action.CREATE, Status.COMPLETE)
 
 def check(*inputs: int, action: NodeAction = NodeAction.CREATE) -> CheckResource:
     data = {f"r{i}": NodeData(i, f"r{i}", None, {}, DONE) for i in inputs}
-    return CheckResource(
-        Node(9, True), "T", "web", Action.CREATE, action, types.MappingProxyType(data)
-    )
+    return CheckResource(Node(9, True), "T", "web", Action.CREATE, action, NodeInputs(data))
 
 
 def test_creating_a_created_version_updates_it() -> None:
@@ -69,6 +67,15 @@ def test_requires_hold_old_and_new_while_converging_and_only_new_after() -> None
     assert (
         node_rules.requires_after(dataclasses.replace(ROW, requires=(3, 2)), check(2, 3)) is KEEP
     )
+
+
+def test_a_new_version_requires_the_inputs_shared_ids() -> None:
+    # The members of a layer store one tuple of the previous layer's ids, not one each.
+    inputs = check(5, 3, 4)
+    assert node_rules.requires_during(ROW, inputs) is inputs.input_data.version_ids
+    assert inputs.input_data.version_ids == (3, 4, 5)
+    assert node_rules.requires_after(dataclasses.replace(ROW, requires=(3, 4, 5)), inputs) is KEEP
+    assert node_rules.requires_after(ROW, inputs) is inputs.input_data.version_ids
 
 
 def test_attribute_names_add_dynamic_ones_successors_read() -> None:

@@ -274,3 +274,13 @@ def test_a_cancel_with_rollback_goes_straight_to_the_rollback(rollback: bool) ->
         assert StartRollback not in kinds
         (event,) = [c for c in decision.commands if isinstance(c, RecordEvent)]
         assert (str(event.state), event.reason) == ("UPDATE_FAILED", "Stack UPDATE cancelled")
+
+
+def test_the_members_of_a_layer_receive_one_input_with_its_ids_sorted() -> None:
+    first = start({"b": set(), "a": set(), "x": {"a", "b"}, "y": {"a", "b"}})
+    state = decide(first.state, done(Node(2, True), "a")).state
+    last = decide(state, done(Node(1, True), "b"))
+    x, y = (c.message for c in last.commands if isinstance(c, DispatchNode))
+    assert x.input_data is y.input_data
+    assert x.input_data.version_ids == (1, 2)
+    assert sorted(x.input_data) == ["a", "b"]
