@@ -79,9 +79,11 @@ def stored_plugin(
     (its child's id is all a delete needs).
     """
     found = None
-    if plan is not None:
+    template_id = row.current_template_id
+    # A template known to map no type would only confirm the row's own type.
+    if plan is not None and (template_id is None or not services.plain.is_plain(template_id)):
         try:
-            found = plan.definition_for(row.current_template_id)
+            found = plan.definition_for(template_id)
         except ThermikError:
             found = None
     if found is not None and row.name in found.resources:

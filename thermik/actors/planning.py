@@ -148,10 +148,10 @@ def prepare(
         deps, chosen = _select(services, stack, record, definition, versions, rows)
     graph = graph_for(record.operation, versions, deps, chosen)
     identity = identity_of(stack)
-    cache = DefinitionCache(lambda tid: definition_of(services, stack, tid))
+    cache = DefinitionCache(lambda tid: _noted(services, tid, definition_of(services, stack, tid)))
     if definition is not None:
         cache.seed(stack.raw_template_id, definition)
-        services.retention.note(stack.raw_template_id, definition)
+        _noted(services, stack.raw_template_id, definition)
     plan = TraversalPlan(
         traversal_id=traversal_id,
         operation=record.operation,
@@ -168,6 +168,13 @@ def prepare(
         snapshot=_snapshot_resources(services, record),
     )
     return Prepared(plan, graph, replacements)
+
+
+def _noted(services: Services, template_id: int, definition: StackDefinition) -> StackDefinition:
+    """``definition``, once what the engine remembers of every built template is noted."""
+    services.retention.note(template_id, definition)
+    services.plain.note(template_id, definition, services.registry)
+    return definition
 
 
 def _sharing_requires(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from thermik.actors.retention import Retention
 from thermik.actors.table import ActorTable
+from thermik.actors.template_types import PlainTemplates
 from thermik.actors.threads import JobThreads
 from thermik.actors.timers import TimerService
 from thermik.conf.settings import EngineSettings
@@ -44,6 +45,8 @@ class Services:
         software: the software deployment services plugins get as ``ctx.software``.
         nested: the nested-stack services plugins get as ``ctx.nested``.
         retention: which names each stored template retains on delete.
+        plain: which stored templates map no resource type (see
+            :mod:`~thermik.actors.template_types`).
     """
 
     store: Store
@@ -62,6 +65,7 @@ class Services:
     nested: NestedStackServices | None = None
     #: Which names each stored template retains on delete.
     retention: Retention = dataclasses.field(default_factory=Retention)
+    plain: PlainTemplates = dataclasses.field(default_factory=PlainTemplates)
 
     def __post_init__(self) -> None:
         # One draw from the OS per engine: seeding each resource's generator from the OS
