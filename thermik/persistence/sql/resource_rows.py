@@ -7,6 +7,7 @@ back.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 from typing import Any
@@ -22,13 +23,19 @@ from thermik.persistence.sqltypes import LONG_TEXT
 from thermik.persistence.values import changed_fields
 
 _INSERT = HotStatement(insert(RESOURCE))
+#: The columns of :class:`Resource`'s fields, in their order (a row becomes a value by
+#: position: reading thousands of rows by column name costs more than the query).
+_FIELDS = tuple(field.name for field in dataclasses.fields(Resource))
+_COLUMN_OF = {"metadata": "rsrc_metadata"}
+_REQUIRES = _FIELDS.index("requires")
+_METADATA = _FIELDS.index("metadata")
 #: Rows with ``requires`` as stored text: rows listing the same versions then share one tuple,
 #: decoded once (a layer of thousands of versions each requiring the hundreds of the layer
 #: before would otherwise hold millions of separate integers).
 SELECT_RESOURCE = select(
     *(
         type_coerce(column, LONG_TEXT).label(column.name) if column.name == "requires" else column
-        for column in RESOURCE.c
+        for column in (RESOURCE.c[_COLUMN_OF.get(name, name)] for name in _FIELDS)
     )
 )
 
@@ -43,31 +50,15 @@ def _version_ids(text: str, shared: dict[str, tuple[int, ...]]) -> tuple[int, ..
 def to_resource(row: Row[Any], shared: dict[str, tuple[int, ...]] | None = None) -> Resource:
     """A resource value from a row of :data:`SELECT_RESOURCE` (``shared``: ``requires`` tuples
     already decoded, by stored text)."""
-    requires = row.requires
-    return Resource(
-        id=row.id,
-        uuid=row.uuid,
-        stack_id=row.stack_id,
-        root_stack_id=row.root_stack_id,
-        name=row.name,
-        resource_type=row.resource_type,
-        physical_resource_id=row.physical_resource_id,
-        action=row.action,
-        status=row.status,
-        status_reason=row.status_reason,
-        requires=_version_ids(requires, {} if shared is None else shared)
+    values = list(row)
+    requires = values[_REQUIRES]
+    values[_REQUIRES] = (
+        _version_ids(requires, {} if shared is None else shared)
         if isinstance(requires, str)
-        else tuple(requires),
-        replaces=row.replaces,
-        replaced_by=row.replaced_by,
-        current_template_id=row.current_template_id,
-        engine_id=row.engine_id,
-        atomic_key=row.atomic_key,
-        metadata=row.rsrc_metadata or {},
-        metadata_generation=row.metadata_generation,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
+        else tuple(requires)
     )
+    values[_METADATA] = values[_METADATA] or {}
+    return Resource(*values)
 
 
 def columns_of(changes: ResourceChanges) -> dict[str, Any]:
