@@ -20,6 +20,7 @@ above). Targets: 0.5 ms per resource for every shape and operation, 5,000 wide c
 
     .venv/bin/python bench/convergence_bench.py [--sizes 100,500,1000,5000]
         [--shapes wide,chain,layers] [--runs 3] [--db sqlite|postgresql]
+        [--cpu-affinity one|any|CPUS]
 """
 
 from __future__ import annotations
@@ -118,7 +119,9 @@ def warm_up(store: Store, runtime: EngineRuntime) -> None:
         converge_once(store, runtime, stack.id, action, template_id)
 
 
-def one_configuration(shape: str, size: int, runs: int, backend: str) -> dict[str, Any]:
+def one_configuration(
+    shape: str, size: int, runs: int, backend: str, affinity: str = "one"
+) -> dict[str, Any]:
     """Time create, update and delete ``runs`` times; medians in seconds (wall and CPU)."""
     registry = Registry.from_entry_points()
     times: dict[str, list[float]] = {op: [] for op in OPERATIONS}
@@ -126,9 +129,8 @@ def one_configuration(shape: str, size: int, runs: int, backend: str) -> dict[st
     for run in range(runs):
         with database(backend) as url:
             store = open_store(DatabaseSettings(url), None)
-            runtime = EngineRuntime.start(
-                store=store, registry=registry, settings=EngineSettings()
-            )
+            settings = EngineSettings(cpu_affinity=affinity)
+            runtime = EngineRuntime.start(store=store, registry=registry, settings=settings)
             try:
                 warm_up(store, runtime)
                 first = store.store_raw_template(template(shape, size, "one"), {}, {})
@@ -159,18 +161,23 @@ def main() -> None:
     parser.add_argument("--shapes", default="wide,chain,layers")
     parser.add_argument("--runs", type=int, default=3, help="runs for sizes up to 1,000")
     parser.add_argument("--db", default="sqlite", choices=dbservers.BACKENDS)
+    parser.add_argument(
+        "--cpu-affinity",
+        default="one",
+        help="the engine's [engine] cpu_affinity (default: one, the engine's default)",
+    )
     parser.add_argument("--one", nargs=2, metavar=("SHAPE", "SIZE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         shape, size = args.one[0], int(args.one[1])
         runs = args.runs if size <= 1000 else 1
-        print(json.dumps(one_configuration(shape, size, runs, args.db)))
+        print(json.dumps(one_configuration(shape, size, runs, args.db, args.cpu_affinity)))
         return
     reason = dbservers.unavailable(args.db)
     if reason:
         raise SystemExit(reason)
     targets = "<= 0.5 ms/resource, 5,000 wide created in <= 2.5 s, peak RSS <= 300 MiB"
-    print(f"database {args.db}; targets: {targets}")
+    print(f"database {args.db}; engine cpu_affinity {args.cpu_affinity}; targets: {targets}")
     print(
         f"{'shape':8} {'N':>6} | " + " | ".join(f"{op:>26}" for op in OPERATIONS) + " | peak RSS"
     )
@@ -186,6 +193,8 @@ def main() -> None:
                 str(args.runs),
                 "--db",
                 args.db,
+                "--cpu-affinity",
+                args.cpu_affinity,
             ]
             done = subprocess.run(command, capture_output=True, text=True, check=False)
             if done.returncode:

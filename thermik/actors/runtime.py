@@ -22,6 +22,7 @@ from typing import Any
 import pykka
 
 from thermik.actors import recovery
+from thermik.actors.affinity import engine_cpus
 from thermik.actors.collector import pace_collector
 from thermik.actors.resource import ResourceActor, Wake
 from thermik.actors.services import Services
@@ -103,14 +104,15 @@ class EngineRuntime:
                 :meth:`resume_incomplete`).
         """
         pace_collector()
+        cpus = engine_cpus(settings.cpu_affinity)
         services = Services(
             store=store,
             registry=registry,
             settings=settings,
             engine_id=engine_id or str(uuid.uuid4()),
-            timers=TimerService(),
-            executor=JobThreads(max(1, settings.executor_workers), "thermik-plugin"),
-            threads=JobThreads(MAX_ACTOR_THREADS, "thermik-actor"),
+            timers=TimerService(cpus),
+            executor=JobThreads(max(1, settings.executor_workers), "thermik-plugin", cpus),
+            threads=JobThreads(MAX_ACTOR_THREADS, "thermik-actor", cpus),
             seed=seed,
             software=software,
             nested=nested,

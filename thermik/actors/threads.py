@@ -13,7 +13,9 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Set
+
+from thermik.actors.affinity import pin_this_thread
 
 LOG = logging.getLogger(__name__)
 
@@ -21,11 +23,13 @@ _Job = Callable[[], object]
 
 
 class JobThreads:
-    """A pool of up to ``max_threads`` threads running submitted jobs to their end."""
+    """A pool of up to ``max_threads`` threads running submitted jobs to their end, on
+    ``cpus`` if given (see :mod:`~thermik.actors.affinity`)."""
 
-    def __init__(self, max_threads: int, name: str) -> None:
+    def __init__(self, max_threads: int, name: str, cpus: Set[int] | None = None) -> None:
         self._max_threads = max_threads
         self._name = name
+        self._cpus = cpus
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         #: Threads waiting for a job that no submit has claimed yet.
@@ -64,6 +68,7 @@ class JobThreads:
             self._jobs.put(None)
 
     def _work(self) -> None:
+        pin_this_thread(self._cpus)
         while True:
             job = self._jobs.get()
             if job is None:

@@ -14,10 +14,12 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from typing import Any
 
 import pykka
+
+from thermik.actors.affinity import pin_this_thread
 
 LOG = logging.getLogger(__name__)
 
@@ -40,9 +42,10 @@ class TimerHandle:
 
 
 class TimerService:
-    """A heap of deadlines served by one daemon thread."""
+    """A heap of deadlines served by one daemon thread (on ``cpus`` if given)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cpus: Set[int] | None = None) -> None:
+        self._cpus = cpus
         self._heap: list[tuple[float, int, TimerHandle]] = []
         self._order = itertools.count()
         self._wake = threading.Condition()
@@ -73,6 +76,7 @@ class TimerService:
             self._thread.join(timeout=5)
 
     def _run(self) -> None:
+        pin_this_thread(self._cpus)
         while True:
             with self._wake:
                 due = self._next_due()

@@ -105,6 +105,15 @@ ENGINE_OPTS: list[cfg.Opt] = [
         "resource (the parent is woken when the child's operation ends; this only covers a "
         "child driven by another engine).",
     ),
+    cfg.StrOpt(
+        "cpu_affinity",
+        default="one",
+        regex=r"^\s*(one|any|\d+(\s*,\s*\d+)*)\s*$",
+        help="CPUs the engine's threads run on: 'one' (the CPU the engine starts on; Python "
+        "runs one thread at a time, and handing that turn between threads on different CPUs "
+        "costs more than it gains), 'any' (the kernel places them), or CPU numbers separated "
+        "by commas (several engines on one host: give each its own CPU).",
+    ),
 ]
 
 DELIVERY_OPTS: list[cfg.Opt] = [

@@ -55,6 +55,7 @@ class EngineSettings:
     lease_seconds: int = 60
     heartbeat_interval: int = 10
     nested_poll_interval: float = 10.0
+    cpu_affinity: str = "one"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
