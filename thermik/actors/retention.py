@@ -8,10 +8,9 @@ without building its definition (a delete after an update then reads no template
 
 from __future__ import annotations
 
-import collections
-import threading
 from collections.abc import Callable, Mapping
 
+from thermik.actors.recent import RecentTemplates
 from thermik.persistence.store import Store
 from thermik.resources.context import StackIdentity
 from thermik.template import Environment, Identity, StackDefinition, Template, deletion_policies
@@ -40,30 +39,16 @@ class Retention:
     """The engine's memory of which names each template retains (the most recent ones)."""
 
     def __init__(self, limit: int = REMEMBERED) -> None:
-        self._limit = limit
-        self._known: collections.OrderedDict[int, frozenset[str]] = collections.OrderedDict()
-        self._lock = threading.Lock()
+        self._known: RecentTemplates[frozenset[str]] = RecentTemplates(limit)
 
     def note(self, template_id: int, definition: StackDefinition) -> None:
         """Remember what a built definition of ``template_id`` retains."""
-        names = _retained({n: r.deletion_policy for n, r in definition.resources.items()})
-        with self._lock:
-            self._remember(template_id, names)
+        self._known.note(
+            template_id,
+            lambda: _retained({n: r.deletion_policy for n, r in definition.resources.items()}),
+        )
 
     def retained(self, template_id: int, read: Callable[[], frozenset[str]]) -> frozenset[str]:
-        """The names ``template_id`` retains; ``read`` them once if not known."""
-        with self._lock:
-            known = self._known.get(template_id)
-            if known is None:
-                # Under the lock: the nodes of one delete all ask at once, one reads.
-                known = read()
-                self._remember(template_id, known)
-            else:
-                self._known.move_to_end(template_id)
-            return known
-
-    def _remember(self, template_id: int, names: frozenset[str]) -> None:
-        self._known[template_id] = names
-        self._known.move_to_end(template_id)
-        while len(self._known) > self._limit:
-            self._known.popitem(last=False)
+        """The names ``template_id`` retains; ``read`` them once if not known (the nodes of
+        one delete all ask at once: one reads)."""
+        return self._known.get(template_id, read)

@@ -11,9 +11,7 @@ definition to find its plugins; for a stack of thousands that is most of a secon
 
 from __future__ import annotations
 
-import collections
-import threading
-
+from thermik.actors.recent import RecentTemplates
 from thermik.errors import ThermikError
 from thermik.resources.nested_stack import NestedStackResource
 from thermik.resources.registry import Registry
@@ -43,20 +41,12 @@ class PlainTemplates:
     """The engine's memory of which templates map no type (the most recent ones)."""
 
     def __init__(self, limit: int = REMEMBERED) -> None:
-        self._limit = limit
-        self._plain: collections.OrderedDict[int, bool] = collections.OrderedDict()
-        self._lock = threading.Lock()
+        self._plain: RecentTemplates[bool] = RecentTemplates(limit)
 
     def note(self, template_id: int, definition: StackDefinition, registry: Registry) -> None:
         """Remember whether the built ``definition`` of ``template_id`` maps any type."""
-        plain = maps_no_type(definition, registry)
-        with self._lock:
-            self._plain[template_id] = plain
-            self._plain.move_to_end(template_id)
-            while len(self._plain) > self._limit:
-                self._plain.popitem(last=False)
+        self._plain.note(template_id, lambda: maps_no_type(definition, registry))
 
     def is_plain(self, template_id: int) -> bool:
         """Whether ``template_id`` is known to map no type (``False`` when not known)."""
-        with self._lock:
-            return self._plain.get(template_id, False)
+        return self._plain.peek(template_id) is True
