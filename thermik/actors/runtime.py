@@ -117,6 +117,9 @@ class EngineRuntime:
             software=software,
             nested=nested,
         )
+        # A traversal runs up to max_concurrent_resources resource actors beside its stack
+        # actor: their threads are started now rather than by the first big stack.
+        services.threads.start_idle(settings.max_concurrent_resources + 1)
         services.stacks = ActorTable(lambda stack_id: StackActor.start(services, stack_id))
         services.resources = ActorTable(lambda version: ResourceActor.start(services, version))
         runtime = cls(services)

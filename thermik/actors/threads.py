@@ -5,7 +5,9 @@ its outcome to its actor by message: nobody waits on either, so the bookkeeping 
 :class:`concurrent.futures.ThreadPoolExecutor` (a future with its condition per job, a
 semaphore, a work item, a Python-level queue) is pure cost on a path taken several times per
 resource. :class:`JobThreads` hands a job to an idle thread through one C queue, or starts a
-thread when none is idle and the pool is not full.
+thread when none is idle and the pool is not full. A pool can start threads ahead of its
+first jobs (:meth:`JobThreads.start_idle`): starting a thread makes its starter wait until it
+runs, a cost better paid when the engine starts than while the first big stack converges.
 """
 
 from __future__ import annotations
@@ -52,12 +54,22 @@ class JobThreads:
                 self._idle -= 1
             elif self._threads < self._max_threads:
                 self._threads += 1
-                # Daemon threads, as nothing joins them: a job still running at exit is an
-                # actor loop or a plugin step, both resumable from the store.
-                threading.Thread(
-                    target=self._work, name=f"{self._name}_{self._threads}", daemon=True
-                ).start()
+                self._start_thread(self._threads)
         self._jobs.put(job)
+
+    def start_idle(self, count: int) -> None:
+        """Start threads until ``count`` are idle or the pool is full."""
+        with self._lock:
+            wanted = min(count - self._idle, self._max_threads - self._threads)
+            if self._closed or wanted <= 0:
+                return
+            # Counted idle now: a job submitted meanwhile is taken by whichever thread
+            # waits first.
+            self._idle += wanted
+            self._threads += wanted
+            first = self._threads - wanted + 1
+        for number in range(first, first + wanted):
+            self._start_thread(number)
 
     def shutdown(self) -> None:
         """Refuse new jobs and let idle threads end; running jobs end by themselves."""
@@ -66,6 +78,11 @@ class JobThreads:
             idle, self._idle = self._idle, 0
         for _ in range(idle):
             self._jobs.put(None)
+
+    def _start_thread(self, number: int) -> None:
+        # Daemon threads, as nothing joins them: a job still running at exit is an actor loop
+        # or a plugin step, both resumable from the store.
+        threading.Thread(target=self._work, name=f"{self._name}_{number}", daemon=True).start()
 
     def _work(self) -> None:
         pin_this_thread(self._cpus)
