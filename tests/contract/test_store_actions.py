@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.contract.test_store import make_stack, new_resource
+from tests.contract.test_store import make_stack, new_resource, raw_text
 from thermik.errors import LockConflict
 from thermik.persistence.resource_values import (
     DataWrite,
@@ -106,3 +106,54 @@ def test_a_row_that_moved_on_records_nothing(store: SqlStore, moved: str) -> Non
     assert store.get_resource_data(resource.id) == {}
     assert store.get_resource_properties(resource.id) is None
     assert store.list_traversal_arrivals("T1") == []
+
+
+def _blobs(store: SqlStore) -> int:
+    return int(raw_text(store, "SELECT COUNT(*) FROM resource_properties_data"))
+
+
+def test_a_new_version_gets_its_blobs_and_a_recorded_one_rewrites_them(store: SqlStore) -> None:
+    stack = make_stack(store)
+    resource = store.create_resource(new_resource(stack))
+    key = store.record_action(
+        resource.id,
+        resource.atomic_key,
+        DONE,
+        events=_events(resource),
+        properties={"value": "one"},
+        attributes={"output": "one"},
+    )
+    assert _blobs(store) == 2
+    store.record_action(
+        resource.id,
+        key,
+        DONE,
+        events=_events(resource),
+        properties={"value": "two"},
+        attributes={"output": "two"},
+    )
+    assert store.get_resource_properties(resource.id) == {"value": "two"}
+    assert store.get_resource_attributes(resource.id) == {"output": "two"}
+    assert _blobs(store) == 2
+
+
+def test_blobs_stored_on_their_own_move_the_key_on_and_are_rewritten(store: SqlStore) -> None:
+    stack = make_stack(store)
+    resource = store.create_resource(new_resource(stack))
+    store.store_resource_properties(resource.id, {"value": "stored"})
+    store.store_resource_attributes(resource.id, {"output": "stored"})
+    key = store.get_resource(resource.id).atomic_key
+    assert key == resource.atomic_key + 2
+    with pytest.raises(LockConflict):
+        store.record_action(resource.id, resource.atomic_key, DONE, events=_events(resource))
+    store.record_action(
+        resource.id,
+        key,
+        DONE,
+        events=_events(resource),
+        properties={"value": "recorded"},
+        attributes={"output": "recorded"},
+    )
+    assert store.get_resource_properties(resource.id) == {"value": "recorded"}
+    assert store.get_resource_attributes(resource.id) == {"output": "recorded"}
+    assert _blobs(store) == 2

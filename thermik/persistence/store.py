@@ -292,7 +292,8 @@ class ResourceDataStore(abc.ABC):
     def store_resource_properties(
         self, resource_id: int, properties: Mapping[str, JSON], *, encrypt: bool = False
     ) -> None:
-        """Store the resolved properties of a resource version."""
+        """Store the resolved properties of a resource version (its atomic key moves on, as
+        with every write of its blobs)."""
 
     @abc.abstractmethod
     def get_resource_properties(self, resource_id: int) -> Mapping[str, JSON] | None:
@@ -309,7 +310,8 @@ class ResourceDataStore(abc.ABC):
     def store_resource_attributes(
         self, resource_id: int, attributes: Mapping[str, JSON] | None
     ) -> None:
-        """Cache resolved attribute values (``None`` clears the cache)."""
+        """Cache resolved attribute values (``None`` clears the cache); the row's atomic key
+        moves on."""
 
     @abc.abstractmethod
     def get_resource_attributes(self, resource_id: int) -> Mapping[str, JSON] | None:

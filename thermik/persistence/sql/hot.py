@@ -71,6 +71,20 @@ class HotStatement:
             raise exc.DBAPIError.instance(plan.sql, values, error, sqlite3.Error) from error
         return Outcome(cursor.rowcount, cursor.lastrowid if self._inserts else None)
 
+    def execute_many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Run the statement for each of ``rows`` (all with the same keys) in ``conn``'s
+        transaction: on SQLite in one driver call (an action's two events, say)."""
+        if conn.dialect.name != "sqlite":
+            conn.execute(self._statement, [dict(params) for params in rows])
+            return
+        plan = self._plan(conn.dialect, tuple(rows[0]))
+        batch = [plan.bind(params) for params in rows]
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.executemany(plan.sql, batch)
+        except sqlite3.Error as error:
+            raise exc.DBAPIError.instance(plan.sql, batch, error, sqlite3.Error) from error
+
     def insert_many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> int:
         """Run this INSERT for each of ``rows`` (all with the same keys) in one call, in
         ``conn``'s transaction (SQLite only); the id generated for the last row."""

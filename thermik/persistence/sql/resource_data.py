@@ -172,8 +172,12 @@ class SqlResourceData(SqlBase, ResourceDataStore):
             if text is not None:
                 row = {"data": text, "encrypted": encrypt, "created_at": now}
                 blob_id = new_id(conn.execute(insert(PROPERTIES_DATA).values(**row)))
+            # The key moves on, as with every write that changes a row's blobs: a guarded
+            # write at a version's first key counts on the row having none.
             conn.execute(
-                update(RESOURCE).where(RESOURCE.c.id == resource_id).values({column: blob_id})
+                update(RESOURCE)
+                .where(RESOURCE.c.id == resource_id)
+                .values({column: blob_id, RESOURCE.c.atomic_key: RESOURCE.c.atomic_key + 1})
             )
             if old[0] is not None:
                 conn.execute(delete(PROPERTIES_DATA).where(PROPERTIES_DATA.c.id == old[0]))

@@ -25,6 +25,8 @@ from thermik.persistence.values import changed_fields
 _INSERT = HotStatement(insert(RESOURCE))
 #: The columns of :class:`Resource`'s fields, in their order (a row becomes a value by
 #: position: reading thousands of rows by column name costs more than the query).
+#: The atomic key of a version as inserted: no write has changed it (or given it blobs) since.
+NEW_ROW_KEY = 0
 _FIELDS = tuple(field.name for field in dataclasses.fields(Resource))
 _COLUMN_OF = {"metadata": "rsrc_metadata"}
 _REQUIRES = _FIELDS.index("requires")
@@ -91,7 +93,7 @@ def new_row(new: NewResource, now: datetime.datetime) -> dict[str, Any]:
         "replaced_by": None,
         "current_template_id": new.current_template_id,
         "engine_id": None,
-        "atomic_key": 0,
+        "atomic_key": NEW_ROW_KEY,
         "rsrc_metadata": {},
         "metadata_generation": 0,
         "created_at": now,

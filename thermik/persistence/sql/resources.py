@@ -36,6 +36,7 @@ from thermik.persistence.sql.events import INSERT_EVENT, arrival_row, event_row
 from thermik.persistence.sql.hot import HotStatement
 from thermik.persistence.sql.resource_data import data_row, write_data
 from thermik.persistence.sql.resource_rows import (
+    NEW_ROW_KEY,
     SELECT_RESOURCE,
     columns_of,
     inserted,
@@ -309,14 +310,23 @@ class SqlResources(SqlBase, ResourceStore):
         if along.arrival is not None:
             arrival_values = _row_arrival(resource_id, along.arrival, params["updated_at"])
 
+        # A row still at its first key has no blobs to rewrite (every write that gives a row
+        # blobs moves its key on): a create's blobs are inserted without looking first.
+        fresh = atomic_key == NEW_ROW_KEY
+
         def work(conn: Connection) -> int:
             for column, row in blob_rows.items():
-                if not _REWRITE_BLOB[column].execute(conn, {**row, "b_id": resource_id}).rowcount:
+                if (
+                    fresh
+                    or not _REWRITE_BLOB[column]
+                    .execute(conn, {**row, "b_id": resource_id})
+                    .rowcount
+                ):
                     params[column] = _INSERT_BLOB.execute(conn, row).inserted_id
             if stmt.execute(conn, params).rowcount != 1:
                 _lock_lost(conn, resource_id, holder, atomic_key)
-            for values in event_values:
-                INSERT_EVENT.execute(conn, values)
+            if event_values:
+                INSERT_EVENT.execute_many(conn, event_values)
             for row in along.data:
                 write_data(conn, is_sqlite, row)
             if arrival_values is not None:
