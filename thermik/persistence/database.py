@@ -70,17 +70,24 @@ class Database:
         """SQLite: how many write transactions ran so far (``None`` on the server databases)."""
         return None if self._writer is None else self._writer.transactions
 
-    def write(self, work: Work[T]) -> T:
-        """Run ``work`` in one write transaction; commit if it returns, roll back if it raises."""
+    def write(self, work: Work[T], *, lazy: bool = False) -> T:
+        """Run ``work`` in one write transaction; commit if it returns, roll back if it raises.
+
+        ``lazy``: on SQLite, return before the commit, which follows within milliseconds and
+        before any other write or read of this process (see
+        :mod:`~thermik.persistence.sqlite_writer`); elsewhere an ordinary write.
+        """
         if self._writer is not None:
             writer = self._writer
-            return self._guarded(lambda: writer.write(work))
+            return self._guarded(lambda: writer.write(work, lazy=lazy))
         return self._retrying(work, self._writer_engine)
 
     def read(self, work: Work[T]) -> T:
-        """Run ``work`` in one read transaction (a consistent snapshot on every backend)."""
+        """Run ``work`` in one read transaction (a consistent snapshot on every backend) that
+        sees every write this process made before."""
         if self._writer is not None:
-            return self._guarded(lambda: _run_on_pool(work, self._reader_engine))
+            writer = self._writer
+            return self._guarded(lambda: _read_after(writer, work, self._reader_engine))
         return self._retrying(work, self._reader_engine)
 
     def dispose(self) -> None:
@@ -108,6 +115,11 @@ class Database:
             raise
         except (exc.DBAPIError, exc.TimeoutError) as error:
             raise dberrors.translate(error, self.where) from error
+
+
+def _read_after(writer: SqliteWriter, work: Work[T], engine: Engine) -> T:
+    writer.commit_lazy()
+    return _run_on_pool(work, engine)
 
 
 def _run_on_pool(work: Work[T], engine: Engine) -> T:

@@ -249,6 +249,11 @@ class ResourceStore(abc.ABC):
         :meth:`ResourceDataStore.set_resource_data` and ``delete_resource_data`` do), the
         ``properties``, ``attributes`` and ``arrival`` (as :meth:`unlock_resource`) are stored
         together or not at all; the row stays unlocked.
+
+        Such an action changed nothing outside the store, so the record may be committed
+        lazily (SQLite: within milliseconds, and before any later write or read of this
+        process): a crash can lose the last records, each with everything recorded after it,
+        which leaves those resources as they were for the resumed traversal to converge again.
         """
 
     @abc.abstractmethod

@@ -65,10 +65,13 @@ class SqlBase:
             stmt = stmt.where(table.c.tenant == tenant)
         return self._db.read(lambda conn: conn.execute(stmt).one_or_none())
 
-    def _write_referring(self, work: Work[T], missing: Callable[[], NotFound]) -> T:
-        """Run a write whose rows refer to others; a dangling reference raises ``missing()``."""
+    def _write_referring(
+        self, work: Work[T], missing: Callable[[], NotFound], *, lazy: bool = False
+    ) -> T:
+        """Run a write whose rows refer to others; a dangling reference raises ``missing()``.
+        ``lazy``: see :meth:`Database.write`."""
         try:
-            return self._db.write(work)
+            return self._db.write(work, lazy=lazy)
         except sa_exc.IntegrityError as error:
             if dberrors.is_foreign_key_violation(error):
                 raise missing() from None

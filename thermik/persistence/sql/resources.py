@@ -97,9 +97,10 @@ _REWRITE_BLOB = {
 
 class _Along:
     """What a guarded write stores besides the row: properties and attribute values
-    (``None``: unchanged), a node's join arrival, and resource data rows (see ``data_row``)."""
+    (``None``: unchanged), a node's join arrival, and resource data rows (see ``data_row``);
+    and whether it may commit lazily."""
 
-    __slots__ = ("arrival", "attributes", "data", "properties")
+    __slots__ = ("arrival", "attributes", "data", "lazy", "properties")
 
     def __init__(
         self,
@@ -107,11 +108,14 @@ class _Along:
         attributes: Mapping[str, JSON] | None,
         arrival: JoinArrival | None = None,
         data: Sequence[dict[str, Any]] = (),
+        *,
+        lazy: bool = False,
     ) -> None:
         self.properties = properties
         self.attributes = attributes
         self.arrival = arrival
         self.data = data
+        self.lazy = lazy
 
     def rows(self, now: datetime.datetime) -> dict[str, dict[str, Any]]:
         """Blob column -> the row of the new blob."""
@@ -279,7 +283,9 @@ class SqlResources(SqlBase, ResourceStore):
         written = [
             data_row(self._secrets, resource_id, one.key, one.value, one.redact) for one in data
         ]
-        along = _Along(properties, attributes, arrival, written)
+        # A store-only action changed nothing outside the database: its record may commit
+        # lazily (see ``ResourceStore.record_action``).
+        along = _Along(properties, attributes, arrival, written, lazy=True)
         return self._guarded(
             _UNLOCKED, resource_id, None, atomic_key, changes, None, tuple(events), along
         )
@@ -333,7 +339,7 @@ class SqlResources(SqlBase, ResourceStore):
                 _INSERT_ROW_ARRIVAL.execute(conn, arrival_values)
             return atomic_key + 1
 
-        return self._write_referring(work, lambda: _no_event_stack(events))
+        return self._write_referring(work, lambda: _no_event_stack(events), lazy=along.lazy)
 
     def delete_resource(self, resource_id: int) -> None:
         stmt = delete(RESOURCE).where(RESOURCE.c.id == resource_id)
