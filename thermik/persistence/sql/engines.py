@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, delete, insert, select, update
+from sqlalchemy import Connection, Row, bindparam, delete, insert, select, update
 from sqlalchemy import exc as sa_exc
 
 from thermik.errors import InvalidInput, LeaseConflict, NotFound, StackNotFound
@@ -20,6 +20,20 @@ from thermik.persistence.sql.tables import ENGINE_SERVICE, STACK_LEASE
 from thermik.persistence.store import EngineStore
 
 _LEASE = select(STACK_LEASE)
+# Every traversal takes and releases its stack's lease: these statements are built once.
+_LEASE_OF = _LEASE.where(STACK_LEASE.c.stack_id == bindparam("b_stack"))
+_INSERT_LEASE = insert(STACK_LEASE)
+#: A lease row changed only if nobody changed it since it was read (the values to set come
+#: from each call's parameters).
+_LEASE_CAS = update(STACK_LEASE).where(
+    STACK_LEASE.c.stack_id == bindparam("b_stack"),
+    STACK_LEASE.c.engine_id == bindparam("b_engine"),
+    STACK_LEASE.c.epoch == bindparam("b_epoch"),
+)
+_RELEASE = update(STACK_LEASE).where(
+    STACK_LEASE.c.stack_id == bindparam("b_stack"),
+    STACK_LEASE.c.engine_id == bindparam("b_engine"),
+)
 #: ``engine_id`` of a released lease. The row stays so that ``epoch`` keeps growing.
 _RELEASED = ""
 
@@ -102,12 +116,13 @@ class SqlEngines(SqlBase, EngineStore):
         return self._db.write(work)
 
     def release_lease(self, stack_id: str, engine_id: str) -> None:
-        stmt = (
-            update(STACK_LEASE)
-            .where(STACK_LEASE.c.stack_id == stack_id, STACK_LEASE.c.engine_id == engine_id)
-            .values(engine_id=_RELEASED, expires_at=self._clock())
-        )
-        self._db.write(lambda conn: conn.execute(stmt))
+        params = {
+            "engine_id": _RELEASED,
+            "expires_at": self._clock(),
+            "b_stack": stack_id,
+            "b_engine": engine_id,
+        }
+        self._db.write(lambda conn: conn.execute(_RELEASE, params))
 
     def get_lease(self, stack_id: str) -> StackLease | None:
         lease = self._db.read(lambda conn: _current(conn, stack_id))
@@ -155,7 +170,7 @@ def _duration(seconds: float) -> datetime.timedelta:
 
 
 def _current(conn: Connection, stack_id: str) -> StackLease | None:
-    row = conn.execute(_LEASE.where(STACK_LEASE.c.stack_id == stack_id)).one_or_none()
+    row = conn.execute(_LEASE_OF, {"b_stack": stack_id}).one_or_none()
     return None if row is None else _to_lease(row)
 
 
@@ -177,24 +192,15 @@ def _insert_lease(
     expires: datetime.datetime,
 ) -> StackLease:
     lease = StackLease(stack_id, engine_id, 1, now, expires)
-    conn.execute(
-        insert(STACK_LEASE).values(**{f: getattr(lease, f) for f in StackLease.__slots__})
-    )
+    conn.execute(_INSERT_LEASE, {f: getattr(lease, f) for f in StackLease.__slots__})
     return lease
 
 
 def _cas(conn: Connection, seen: StackLease, **values: Any) -> None:
     """Update the lease row only if nobody changed it since ``seen`` was read."""
-    stmt = (
-        update(STACK_LEASE)
-        .where(
-            STACK_LEASE.c.stack_id == seen.stack_id,
-            STACK_LEASE.c.engine_id == seen.engine_id,
-            STACK_LEASE.c.epoch == seen.epoch,
-        )
-        .values(**values)
-    )
-    if conn.execute(stmt).rowcount != 1:
+    params = {**values, "b_stack": seen.stack_id, "b_engine": seen.engine_id}
+    params["b_epoch"] = seen.epoch
+    if conn.execute(_LEASE_CAS, params).rowcount != 1:
         raise LeaseConflict(
             f"stack {seen.stack_id}: the lease changed hands meanwhile", stack=seen.stack_id
         )

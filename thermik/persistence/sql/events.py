@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, delete, insert, select
+from sqlalchemy import Connection, Row, and_, bindparam, delete, insert, select
 
 from thermik.errors import InvalidRequest, StackNotFound
 from thermik.persistence.resource_values import Event, EventQuery, JoinArrival, NewEvent
@@ -22,6 +22,9 @@ INSERT_ARRIVAL = HotStatement(insert(JOIN_ARRIVAL))
 _ARRIVALS = select(
     JOIN_ARRIVAL.c.traversal_id, JOIN_ARRIVAL.c.node, JOIN_ARRIVAL.c.sender, JOIN_ARRIVAL.c.payload
 )
+
+_ARRIVALS_OF = delete(JOIN_ARRIVAL).where(JOIN_ARRIVAL.c.stack_id == bindparam("b_stack"))
+_OTHER_ARRIVALS_OF = _ARRIVALS_OF.where(JOIN_ARRIVAL.c.traversal_id != bindparam("b_keep"))
 
 
 def _to_event(row: Row[Any] | SimpleNamespace) -> Event:
@@ -165,7 +168,7 @@ class SqlEvents(SqlBase, EventStore):
         return [JoinArrival(*row) for row in self._db.read(lambda c: c.execute(stmt).all())]
 
     def delete_arrivals(self, stack_id: str, *, except_traversal: str | None = None) -> int:
-        stmt = delete(JOIN_ARRIVAL).where(JOIN_ARRIVAL.c.stack_id == stack_id)
+        stmt, params = _ARRIVALS_OF, {"b_stack": stack_id}
         if except_traversal is not None:
-            stmt = stmt.where(JOIN_ARRIVAL.c.traversal_id != except_traversal)
-        return int(self._db.write(lambda conn: conn.execute(stmt).rowcount))
+            stmt, params = _OTHER_ARRIVALS_OF, {**params, "b_keep": except_traversal}
+        return int(self._db.write(lambda conn: conn.execute(stmt, params).rowcount))

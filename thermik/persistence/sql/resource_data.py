@@ -44,6 +44,14 @@ _DELETE_DATA = HotStatement(
 )
 
 
+#: A stack's stored properties, read once per traversal.
+_PROPERTIES_OF = (
+    select(RESOURCE.c.id, PROPERTIES_DATA.c.data, PROPERTIES_DATA.c.encrypted)
+    .join(PROPERTIES_DATA, PROPERTIES_DATA.c.id == RESOURCE.c.properties_data_id)
+    .where(RESOURCE.c.stack_id == bindparam("b_stack"))
+)
+
+
 def _missing(resource_id: int) -> ResourceNotFound:
     return ResourceNotFound(f"resource {resource_id} not found")
 
@@ -136,12 +144,8 @@ class SqlResourceData(SqlBase, ResourceDataStore):
         return self._load_blob(resource_id, RESOURCE.c.properties_data_id)
 
     def list_resource_properties(self, stack_id: str) -> dict[int, Mapping[str, JSON]]:
-        stmt = (
-            select(RESOURCE.c.id, PROPERTIES_DATA.c.data, PROPERTIES_DATA.c.encrypted)
-            .join(PROPERTIES_DATA, PROPERTIES_DATA.c.id == RESOURCE.c.properties_data_id)
-            .where(RESOURCE.c.stack_id == stack_id)
-        )
-        rows = self._db.read(lambda conn: conn.execute(stmt).all())
+        params = {"b_stack": stack_id}
+        rows = self._db.read(lambda conn: conn.execute(_PROPERTIES_OF, params).all())
         return {row.id: self._blob(row.id, row.data, row.encrypted) for row in rows}
 
     def store_resource_attributes(

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import (
     Column,
     Connection,
+    Select,
     bindparam,
     delete,
     insert,
@@ -72,6 +73,28 @@ _INSERT_ROW_ARRIVAL = HotStatement(
             ),
         ).where(RESOURCE.c.id == bindparam("b_id")),
     )
+)
+
+
+# Read or run once per traversal or more: built once (SQLAlchemy then skips building the
+# statement and its cache key on every call).
+_ONE = SELECT_RESOURCE.where(RESOURCE.c.id == bindparam("b_id"))
+_OF_STACK = SELECT_RESOURCE.where(RESOURCE.c.stack_id == bindparam("b_stack")).order_by(
+    RESOURCE.c.id
+)
+_OF_ROOT = SELECT_RESOURCE.where(RESOURCE.c.root_stack_id == bindparam("b_root")).order_by(
+    RESOURCE.c.id
+)
+_WITH_PHYSICAL_ID = SELECT_RESOURCE.where(
+    RESOURCE.c.physical_resource_id == bindparam("b_physical")
+).order_by(RESOURCE.c.id)
+_NAMED = SELECT_RESOURCE.where(
+    RESOURCE.c.stack_id == bindparam("b_stack"), RESOURCE.c.name == bindparam("b_name")
+).order_by(RESOURCE.c.id)
+_DELETED = delete(RESOURCE).where(
+    RESOURCE.c.stack_id == bindparam("b_stack"),
+    RESOURCE.c.action == "DELETE",
+    RESOURCE.c.status == "COMPLETE",
 )
 
 
@@ -193,29 +216,27 @@ class SqlResources(SqlBase, ResourceStore):
         return self._write_referring(work, _no_stack(new))
 
     def get_resource(self, resource_id: int) -> Resource:
-        stmt = SELECT_RESOURCE.where(RESOURCE.c.id == resource_id)
-        row = self._db.read(lambda conn: conn.execute(stmt).one_or_none())
+        row = self._db.read(lambda conn: conn.execute(_ONE, {"b_id": resource_id}).one_or_none())
         if row is None:
             raise ResourceNotFound(f"resource {resource_id} not found")
         return to_resource(row)
 
-    def _select_many(self, condition: Any) -> list[Resource]:
-        stmt = SELECT_RESOURCE.where(condition).order_by(RESOURCE.c.id)
+    def _select_many(self, stmt: Select[Any], params: dict[str, Any]) -> list[Resource]:
         shared: dict[str, tuple[int, ...]] = {}
-        rows = self._db.read(lambda conn: conn.execute(stmt).all())
+        rows = self._db.read(lambda conn: conn.execute(stmt, params).all())
         return [to_resource(row, shared) for row in rows]
 
     def list_resources(self, stack_id: str) -> list[Resource]:
-        return self._select_many(RESOURCE.c.stack_id == stack_id)
+        return self._select_many(_OF_STACK, {"b_stack": stack_id})
 
     def list_resources_by_root(self, root_stack_id: str) -> list[Resource]:
-        return self._select_many(RESOURCE.c.root_stack_id == root_stack_id)
+        return self._select_many(_OF_ROOT, {"b_root": root_stack_id})
 
     def find_resources_by_physical_id(self, physical_resource_id: str) -> list[Resource]:
-        return self._select_many(RESOURCE.c.physical_resource_id == physical_resource_id)
+        return self._select_many(_WITH_PHYSICAL_ID, {"b_physical": physical_resource_id})
 
     def find_resources_by_name(self, stack_id: str, name: str) -> list[Resource]:
-        return self._select_many((RESOURCE.c.stack_id == stack_id) & (RESOURCE.c.name == name))
+        return self._select_many(_NAMED, {"b_stack": stack_id, "b_name": name})
 
     def lock_resource(
         self,
@@ -346,12 +367,8 @@ class SqlResources(SqlBase, ResourceStore):
         self._db.write(lambda conn: conn.execute(stmt))
 
     def delete_deleted_resources(self, stack_id: str) -> int:
-        stmt = delete(RESOURCE).where(
-            RESOURCE.c.stack_id == stack_id,
-            RESOURCE.c.action == "DELETE",
-            RESOURCE.c.status == "COMPLETE",
-        )
-        return int(self._db.write(lambda conn: conn.execute(stmt).rowcount))
+        params = {"b_stack": stack_id}
+        return int(self._db.write(lambda conn: conn.execute(_DELETED, params).rowcount))
 
     def set_resource_metadata(
         self, resource_id: int, metadata: Mapping[str, JSON], expected_generation: int

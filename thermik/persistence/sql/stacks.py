@@ -7,7 +7,7 @@ import functools
 import uuid
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 from sqlalchemy import exc as sa_exc
 
 from thermik.errors import DuplicateName, NotFound, StackNotFound, TraversalConflict
@@ -146,18 +146,10 @@ class SqlStacks(SqlBase, StackStore):
         if not columns and not extra:
             # Tags alone (or nothing) still change the stack, and the fence needs an UPDATE.
             extra = {"updated_at": self._clock()}
-        stmt = (
-            update(STACK)
-            .where(
-                STACK.c.id == stack_id,
-                STACK.c.current_traversal == traversal,
-                STACK.c.deleted_at.is_(None),
-            )
-            .values(**columns, **extra)
-        )
+        params = {**columns, **extra, "b_id": stack_id, "b_traversal": traversal}
 
         def work(conn: Connection) -> Stack:
-            if conn.execute(stmt).rowcount != 1:
+            if conn.execute(_FENCED, params).rowcount != 1:
                 _traversal_lost(conn, stack_id, traversal)
             if tags is not None:
                 conn.execute(delete(STACK_TAG).where(STACK_TAG.c.stack_id == stack_id))
@@ -165,6 +157,14 @@ class SqlStacks(SqlBase, StackStore):
             return load_stack(conn, stack_id, show_deleted=True)
 
         return self._db.write(work)
+
+
+#: The columns to set come from each call's parameters (SQLAlchemy compiles each set once).
+_FENCED = update(STACK).where(
+    STACK.c.id == bindparam("b_id"),
+    STACK.c.current_traversal == bindparam("b_traversal"),
+    STACK.c.deleted_at.is_(None),
+)
 
 
 def _traversal_lost(conn: Connection, stack_id: str, expected: str) -> None:

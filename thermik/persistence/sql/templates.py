@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Connection, delete, exists, insert, or_, select
+from sqlalchemy import Connection, bindparam, delete, exists, insert, or_, select
 from sqlalchemy import exc as sa_exc
 
 from thermik.errors import Conflict, NotFound
@@ -16,6 +16,20 @@ from thermik.persistence.sql.base import SqlBase, new_id
 from thermik.persistence.sql.tables import RAW_TEMPLATE, RAW_TEMPLATE_FILES, RESOURCE, STACK
 from thermik.persistence.store import TemplateStore
 from thermik.persistence.values import JSON, RawTemplate
+
+_WITH_FILES = (
+    select(RAW_TEMPLATE, RAW_TEMPLATE_FILES.c.files)
+    .outerjoin(RAW_TEMPLATE_FILES, RAW_TEMPLATE.c.files_id == RAW_TEMPLATE_FILES.c.id)
+    .where(RAW_TEMPLATE.c.id == bindparam("b_id"))
+)
+_IN_USE = select(
+    or_(
+        exists().where(STACK.c.raw_template_id == bindparam("b_id")),
+        exists().where(STACK.c.prev_raw_template_id == bindparam("b_id")),
+        exists().where(RESOURCE.c.current_template_id == bindparam("b_id")),
+    )
+)
+_DELETE_TEMPLATE = delete(RAW_TEMPLATE).where(RAW_TEMPLATE.c.id == bindparam("b_id"))
 
 
 class SqlTemplates(SqlBase, TemplateStore):
@@ -42,15 +56,9 @@ class SqlTemplates(SqlBase, TemplateStore):
         return self._db.write(work)
 
     def get_raw_template(self, template_id: int) -> RawTemplate:
-        def work(conn: Connection) -> Any:
-            stmt = (
-                select(RAW_TEMPLATE, RAW_TEMPLATE_FILES.c.files)
-                .outerjoin(RAW_TEMPLATE_FILES, RAW_TEMPLATE.c.files_id == RAW_TEMPLATE_FILES.c.id)
-                .where(RAW_TEMPLATE.c.id == template_id)
-            )
-            return conn.execute(stmt).one_or_none()
-
-        row = self._db.read(work)
+        row = self._db.read(
+            lambda conn: conn.execute(_WITH_FILES, {"b_id": template_id}).one_or_none()
+        )
         if row is None:
             raise NotFound(f"raw template {template_id} not found")
         stored = row.environment
@@ -63,15 +71,12 @@ class SqlTemplates(SqlBase, TemplateStore):
         )
 
     def delete_raw_template(self, template_id: int) -> None:
+        params = {"b_id": template_id}
+
         def work(conn: Connection) -> None:
-            used = or_(
-                exists().where(STACK.c.raw_template_id == template_id),
-                exists().where(STACK.c.prev_raw_template_id == template_id),
-                exists().where(RESOURCE.c.current_template_id == template_id),
-            )
-            if conn.execute(select(used)).scalar():
+            if conn.execute(_IN_USE, params).scalar():
                 raise Conflict(f"raw template {template_id} is still in use")
-            conn.execute(delete(RAW_TEMPLATE).where(RAW_TEMPLATE.c.id == template_id))
+            conn.execute(_DELETE_TEMPLATE, params)
 
         self._db.write(work)
 
