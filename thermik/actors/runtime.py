@@ -219,14 +219,17 @@ class EngineRuntime:
         deadline = time.monotonic() + timeout
         with self._settled:
             while True:
-                state = self._stored_state(stack_id)
+                # While this engine's actor drives the stack, its end is notified (under this
+                # condition's lock, so not missed): the database is read once, after it.
                 here = stack_id in self._services.stacks
-                if state.settled and not here:
-                    return state
                 remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if here and remaining > 0:
+                    self._settled.wait(remaining)
+                    continue
+                state = self._stored_state(stack_id)
+                if (state.settled and stack_id not in self._services.stacks) or remaining <= 0:
                     return state
-                self._settled.wait(remaining if here else min(remaining, POLL_OTHER_ENGINE))
+                self._settled.wait(min(remaining, POLL_OTHER_ENGINE))
 
     def _stored_state(self, stack_id: str) -> State:
         stack = self._services.store.get_stack(stack_id, show_deleted=True)
