@@ -29,7 +29,7 @@ def db(tmp_path: Path) -> Iterator[Database]:
     database.dispose()
 
 
-def _insert(value: int) -> Callable[[Connection], int]:
+def insert_value(value: int) -> Callable[[Connection], int]:
     def work(conn: Connection) -> int:
         conn.exec_driver_sql(f"INSERT INTO t (v) VALUES ({value})")
         return value
@@ -37,7 +37,7 @@ def _insert(value: int) -> Callable[[Connection], int]:
     return work
 
 
-def _failing(value: int) -> Callable[[Connection], int]:
+def failing_insert(value: int) -> Callable[[Connection], int]:
     def work(conn: Connection) -> int:
         conn.exec_driver_sql(f"INSERT INTO t (v) VALUES ({value})")
         raise ValueError(f"write {value} refused")
@@ -45,7 +45,7 @@ def _failing(value: int) -> Callable[[Connection], int]:
     return work
 
 
-def _values(db: Database) -> list[int]:
+def stored_values(db: Database) -> list[int]:
     rows = db.read(lambda conn: conn.execute(text("SELECT v FROM t ORDER BY v")).all())
     return [row.v for row in rows]
 
@@ -95,34 +95,34 @@ def _queued(db: Database) -> int:
 def test_writes_queued_behind_a_transaction_share_the_next(db: Database) -> None:
     before = db.write_transactions
     assert before is not None
-    outcomes = _queue_behind_a_held_write(db, [_insert(i) for i in range(QUEUED)])
+    outcomes = _queue_behind_a_held_write(db, [insert_value(i) for i in range(QUEUED)])
     assert [outcomes[i] for i in range(QUEUED)] == list(range(QUEUED))
-    assert _values(db) == list(range(QUEUED))
+    assert stored_values(db) == list(range(QUEUED))
     # The held write's transaction, then one for all the queued writes.
     assert db.write_transactions == before + 2
 
 
 def test_a_failing_write_leaves_nothing_and_the_others_commit(db: Database) -> None:
-    works = [_insert(1), _failing(2), _insert(3)]
+    works = [insert_value(1), failing_insert(2), insert_value(3)]
     outcomes = _queue_behind_a_held_write(db, works)
     assert outcomes[0] == 1
     assert isinstance(outcomes[1], ValueError)
     assert str(outcomes[1]) == "write 2 refused"
     assert outcomes[2] == 3
-    assert _values(db) == [1, 3]
+    assert stored_values(db) == [1, 3]
 
 
 def test_a_write_sees_the_writes_before_it_in_its_batch(db: Database) -> None:
     def count(conn: Connection) -> int:
         return int(conn.exec_driver_sql("SELECT COUNT(*) FROM t").scalar_one())
 
-    outcomes = _queue_behind_a_held_write(db, [_insert(7), _insert(8), count])
+    outcomes = _queue_behind_a_held_write(db, [insert_value(7), insert_value(8), count])
     assert outcomes[2] == 2
 
 
 def test_a_database_error_reaches_only_its_caller(db: Database) -> None:
-    db.write(_insert(5))
-    outcomes = _queue_behind_a_held_write(db, [_insert(5), _insert(6)])
+    db.write(insert_value(5))
+    outcomes = _queue_behind_a_held_write(db, [insert_value(5), insert_value(6)])
     assert "UNIQUE" in str(outcomes[0])
     assert outcomes[1] == 6
-    assert _values(db) == [5, 6]
+    assert stored_values(db) == [5, 6]

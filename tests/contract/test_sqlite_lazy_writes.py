@@ -8,12 +8,17 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, exc, text
+from sqlalchemy import exc
 
+from tests.contract.test_sqlite_group_commit import (
+    failing_insert,
+    insert_value,
+    stored_values,
+)
 from thermik.conf.settings import DatabaseSettings
 from thermik.errors import DatabaseUnavailable
 from thermik.persistence.database import Database
@@ -38,27 +43,6 @@ def _open(path: Path) -> Database:
     return Database(DatabaseSettings(f"sqlite:///{path}"))
 
 
-def _insert(value: int) -> Callable[[Connection], int]:
-    def work(conn: Connection) -> int:
-        conn.exec_driver_sql(f"INSERT INTO t (v) VALUES ({value})")
-        return value
-
-    return work
-
-
-def _failing(value: int) -> Callable[[Connection], int]:
-    def work(conn: Connection) -> int:
-        conn.exec_driver_sql(f"INSERT INTO t (v) VALUES ({value})")
-        raise ValueError(f"write {value} refused")
-
-    return work
-
-
-def _values(db: Database) -> list[int]:
-    rows = db.read(lambda conn: conn.execute(text("SELECT v FROM t ORDER BY v")).all())
-    return [row.v for row in rows]
-
-
 def _committed(path: Path) -> list[int]:
     """What another process sees: the committed rows only."""
     with sqlite3.connect(path) as other:
@@ -66,8 +50,8 @@ def _committed(path: Path) -> list[int]:
 
 
 def test_a_lazy_write_returns_its_result_and_the_next_read_sees_it(db: Database) -> None:
-    assert db.write(_insert(1), lazy=True) == 1
-    assert _values(db) == [1]
+    assert db.write(insert_value(1), lazy=True) == 1
+    assert stored_values(db) == [1]
 
 
 def test_lazy_writes_share_one_transaction_committed_before_an_ordinary_write(
@@ -76,14 +60,14 @@ def test_lazy_writes_share_one_transaction_committed_before_an_ordinary_write(
     before = db.write_transactions
     assert before is not None
     for value in (1, 2, 3):
-        db.write(_insert(value), lazy=True)
-    db.write(_insert(9))
+        db.write(insert_value(value), lazy=True)
+    db.write(insert_value(9))
     assert _committed(path) == [1, 2, 3, 9]
     assert db.write_transactions == before + 2
 
 
 def test_other_processes_see_lazy_writes_within_moments(db: Database, path: Path) -> None:
-    db.write(_insert(4), lazy=True)
+    db.write(insert_value(4), lazy=True)
     deadline = time.monotonic() + WAIT
     while _committed(path) != [4] and time.monotonic() < deadline:
         time.sleep(0.001)
@@ -91,17 +75,17 @@ def test_other_processes_see_lazy_writes_within_moments(db: Database, path: Path
 
 
 def test_a_failing_lazy_write_leaves_nothing_and_the_others_stay(db: Database) -> None:
-    db.write(_insert(1), lazy=True)
+    db.write(insert_value(1), lazy=True)
     with pytest.raises(ValueError, match="write 2 refused"):
-        db.write(_failing(2), lazy=True)
-    db.write(_insert(3), lazy=True)
+        db.write(failing_insert(2), lazy=True)
+    db.write(insert_value(3), lazy=True)
     with pytest.raises(exc.IntegrityError, match="UNIQUE"):
-        db.write(_insert(1), lazy=True)
-    assert _values(db) == [1, 3]
+        db.write(insert_value(1), lazy=True)
+    assert stored_values(db) == [1, 3]
 
 
 def test_closing_commits_lazy_writes(db: Database, path: Path) -> None:
-    db.write(_insert(5), lazy=True)
+    db.write(insert_value(5), lazy=True)
     db.dispose()
     assert _committed(path) == [5]
 
@@ -109,6 +93,11 @@ def test_closing_commits_lazy_writes(db: Database, path: Path) -> None:
 CRASHING_CHILD = """
 import os, sys
 from sqlalchemy import text
+from tests.contract.test_sqlite_group_commit import (
+    failing_insert,
+    insert_value,
+    stored_values,
+)
 from thermik.conf.settings import DatabaseSettings
 from thermik.persistence import sqlite_writer
 from thermik.persistence.database import Database
@@ -138,7 +127,7 @@ def _crash_after(path: Path, *steps: str) -> None:
 def test_a_crash_loses_the_last_lazy_writes_together_never_one_alone(
     db: Database, path: Path, steps: tuple[str, ...], kept: list[int]
 ) -> None:
-    db.write(_insert(1))
+    db.write(insert_value(1))
     db.dispose()
     _crash_after(path, *steps)
     assert _committed(path) == kept
@@ -153,11 +142,11 @@ def test_lazy_writes_lost_to_a_failed_commit_stop_every_later_write(path: Path) 
         " p INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)",
     ):
         database.write(lambda conn, table=table: conn.exec_driver_sql(table))
-    database.write(_insert(1))
+    database.write(insert_value(1))
     database.write(lambda conn: conn.exec_driver_sql("INSERT INTO t VALUES (7, 99)"), lazy=True)
     with pytest.raises(DatabaseUnavailable, match=r"lost 1 acknowledged writes .*FOREIGN KEY"):
-        database.write(_insert(2))
+        database.write(insert_value(2))
     with pytest.raises(DatabaseUnavailable, match="refused until the engine restarts"):
-        database.write(_insert(3), lazy=True)
-    assert _values(database) == [1]
+        database.write(insert_value(3), lazy=True)
+    assert stored_values(database) == [1]
     database.dispose()

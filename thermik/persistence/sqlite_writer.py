@@ -122,7 +122,8 @@ class SqliteWriter:
         return ticket.outcome()
 
     def commit_lazy(self) -> None:
-        """Commit the lazy writes acknowledged so far: a read that follows sees them."""
+        """Commit the lazy writes acknowledged so far: a read that follows sees them. (Not
+        from inside a write's work, which holds the writer this waits for.)"""
         if not self._uncommitted:
             return
         with self._running:
