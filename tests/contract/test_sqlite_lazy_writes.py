@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from tests.contract.test_sqlite_group_commit import (
 )
 from thermik.conf.settings import DatabaseSettings
 from thermik.errors import DatabaseUnavailable
+from thermik.persistence import sqlite_writer
 from thermik.persistence.database import Database
 
 WAIT = 5.0
@@ -100,6 +102,7 @@ from tests.contract.test_sqlite_group_commit import (
 )
 from thermik.conf.settings import DatabaseSettings
 from thermik.persistence import sqlite_writer
+from thermik.persistence import sqlite_writer
 from thermik.persistence.database import Database
 
 sqlite_writer.LINGER_SECONDS = 60  # no commit by time: only what the child does commits
@@ -150,3 +153,39 @@ def test_lazy_writes_lost_to_a_failed_commit_stop_every_later_write(path: Path) 
         database.write(insert_value(3), lazy=True)
     assert stored_values(database) == [1]
     database.dispose()
+
+
+def test_lazy_writes_commit_once_enough_share_a_transaction(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_writer, "LINGER_SECONDS", 60.0)  # only the count commits
+    for value in range(sqlite_writer.MAX_LAZY - 1):
+        db.write(insert_value(value), lazy=True)
+    assert _committed(path) == []
+    db.write(insert_value(sqlite_writer.MAX_LAZY - 1), lazy=True)
+    assert _committed(path) == list(range(sqlite_writer.MAX_LAZY))
+
+
+def _flusher(db: Database) -> threading.Thread | None:
+    # Which thread commits is visible only inside the writer.
+    writer = db._writer
+    assert writer is not None
+    return writer._flusher
+
+
+def test_the_commit_thread_runs_only_while_lazy_writes_come(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_writer, "FLUSHER_IDLE_SECONDS", 0.05)
+    db.write(insert_value(1), lazy=True)
+    thread = _flusher(db)
+    assert thread is not None
+    thread.join(WAIT)
+    assert not thread.is_alive()
+    assert _flusher(db) is None
+    assert _committed(path) == [1]
+    db.write(insert_value(2), lazy=True)
+    deadline = time.monotonic() + WAIT
+    while _committed(path) != [1, 2] and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert _committed(path) == [1, 2]
