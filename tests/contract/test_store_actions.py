@@ -112,26 +112,24 @@ def _blobs(store: SqlStore) -> int:
     return int(raw_text(store, "SELECT COUNT(*) FROM resource_properties_data"))
 
 
-def test_a_new_version_gets_its_blobs_and_a_recorded_one_rewrites_them(store: SqlStore) -> None:
-    stack = make_stack(store)
-    resource = store.create_resource(new_resource(stack))
-    key = store.record_action(
-        resource.id,
-        resource.atomic_key,
-        DONE,
-        events=_events(resource),
-        properties={"value": "one"},
-        attributes={"output": "one"},
-    )
-    assert _blobs(store) == 2
-    store.record_action(
+def _record_blobs(store: SqlStore, resource: Resource, key: int, value: str) -> int:
+    """Record an action at ``key`` storing properties and attributes made of ``value``."""
+    return store.record_action(
         resource.id,
         key,
         DONE,
         events=_events(resource),
-        properties={"value": "two"},
-        attributes={"output": "two"},
+        properties={"value": value},
+        attributes={"output": value},
     )
+
+
+def test_a_new_version_gets_its_blobs_and_a_recorded_one_rewrites_them(store: SqlStore) -> None:
+    stack = make_stack(store)
+    resource = store.create_resource(new_resource(stack))
+    key = _record_blobs(store, resource, resource.atomic_key, "one")
+    assert _blobs(store) == 2
+    _record_blobs(store, resource, key, "two")
     assert store.get_resource_properties(resource.id) == {"value": "two"}
     assert store.get_resource_attributes(resource.id) == {"output": "two"}
     assert _blobs(store) == 2
@@ -146,14 +144,7 @@ def test_blobs_stored_on_their_own_move_the_key_on_and_are_rewritten(store: SqlS
     assert key == resource.atomic_key + 2
     with pytest.raises(LockConflict):
         store.record_action(resource.id, resource.atomic_key, DONE, events=_events(resource))
-    store.record_action(
-        resource.id,
-        key,
-        DONE,
-        events=_events(resource),
-        properties={"value": "recorded"},
-        attributes={"output": "recorded"},
-    )
+    _record_blobs(store, resource, key, "recorded")
     assert store.get_resource_properties(resource.id) == {"value": "recorded"}
     assert store.get_resource_attributes(resource.id) == {"output": "recorded"}
     assert _blobs(store) == 2

@@ -77,27 +77,26 @@ class HotStatement:
         if conn.dialect.name != "sqlite":
             conn.execute(self._statement, [dict(params) for params in rows])
             return
-        plan = self._plan(conn.dialect, tuple(rows[0]))
-        batch = [plan.bind(params) for params in rows]
-        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.executemany(plan.sql, batch)
-        except sqlite3.Error as error:
-            raise exc.DBAPIError.instance(plan.sql, batch, error, sqlite3.Error) from error
+        self._driver_many(conn, rows)
 
     def insert_many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> int:
         """Run this INSERT for each of ``rows`` (all with the same keys) in one call, in
         ``conn``'s transaction (SQLite only); the id generated for the last row."""
+        cursor = self._driver_many(conn, rows)
+        # ``lastrowid`` is not set by ``executemany``; the connection knows it.
+        (last,) = cursor.execute("SELECT last_insert_rowid()").fetchone()
+        return int(last)
+
+    def _driver_many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> Any:
+        """``executemany`` on SQLite's driver cursor; the cursor."""
         plan = self._plan(conn.dialect, tuple(rows[0]))
         batch = [plan.bind(params) for params in rows]
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
             cursor.executemany(plan.sql, batch)
-            # ``lastrowid`` is not set by ``executemany``; the connection knows it.
-            (last,) = cursor.execute("SELECT last_insert_rowid()").fetchone()
         except sqlite3.Error as error:
             raise exc.DBAPIError.instance(plan.sql, batch, error, sqlite3.Error) from error
-        return int(last)
+        return cursor
 
     def _plan(self, dialect: Dialect, keys: tuple[str, ...]) -> _Plan:
         return self._plans.get(keys) or self._compile(dialect, keys)

@@ -118,6 +118,13 @@ _REWRITE_BLOB = {
 }
 
 
+def _rewrite_blob_of(
+    conn: Connection, column: str, row: Mapping[str, Any], resource_id: int
+) -> bool:
+    """Rewrite the blob the resource's ``column`` points to; whether it had one."""
+    return bool(_REWRITE_BLOB[column].execute(conn, {**row, "b_id": resource_id}).rowcount)
+
+
 class _Along:
     """What a guarded write stores besides the row: properties and attribute values
     (``None``: unchanged), a node's join arrival, and resource data rows (see ``data_row``);
@@ -343,12 +350,7 @@ class SqlResources(SqlBase, ResourceStore):
 
         def work(conn: Connection) -> int:
             for column, row in blob_rows.items():
-                if (
-                    fresh
-                    or not _REWRITE_BLOB[column]
-                    .execute(conn, {**row, "b_id": resource_id})
-                    .rowcount
-                ):
+                if fresh or not _rewrite_blob_of(conn, column, row, resource_id):
                     params[column] = _INSERT_BLOB.execute(conn, row).inserted_id
             if stmt.execute(conn, params).rowcount != 1:
                 _lock_lost(conn, resource_id, holder, atomic_key)
