@@ -24,10 +24,7 @@ def test_sample_policy_is_current(tmp_path: Path) -> None:
     out = tmp_path / "policy.yaml.sample"
     oslopolicy("oslopolicy-sample-generator", "--namespace", "thermik", "--output-file", str(out))
     committed = (ROOT / "etc" / "thermik" / "policy.yaml.sample").read_text()
-    assert out.read_text() == committed, (
-        "run `oslopolicy-sample-generator --config-file "
-        "etc/thermik/oslopolicy-sample-generator.conf` and commit the sample"
-    )
+    assert out.read_text() == committed, "run `tox -e genpolicy` and commit the sample"
 
 
 def test_policy_generator_uses_the_thermik_enforcer() -> None:
