@@ -58,6 +58,7 @@ def noauth_credentials(tenant: str, user: str | None) -> Credentials:
         "project_id": tenant,
         "roles": list(NOAUTH_ROLES),
         "is_admin_project": True,
+        "is_admin": False,
         "system_scope": None,
         "domain_id": None,
     }
@@ -82,10 +83,6 @@ class Policy:
             allowed = False
         if not allowed:
             raise errors.Forbidden(f"You are not authorized to use {rule}.{_hint(rule)}")
-
-    def registered(self) -> frozenset[str]:
-        """The names of every rule."""
-        return frozenset(self._enforcer.registered_rules)
 
 
 #: Said after the denial of the rules that are admin-only by default.
