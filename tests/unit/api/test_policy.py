@@ -12,7 +12,7 @@ import pytest
 from tests.unit.api.conftest import OTHER_TENANT, TEMPLATE, TENANT, tenant_path
 from tests.unit.api.memory_service import MemoryService
 from thermik.api.app import all_routes, build_app
-from thermik.api.auth import KeystoneContext
+from thermik.api.auth import KeystoneContext, WsgiApp
 from thermik.api.policy import Policy
 from thermik.api.v1.endpoint import Deps
 from thermik.cmd import api
@@ -22,7 +22,7 @@ from thermik.conf.settings import LimitSettings
 CREATE = {"stack_name": "s", "template": TEMPLATE}
 
 
-def configured(tmp_path: Path, policy_yaml: str, conf: str = "") -> api.WsgiApp:
+def configured(tmp_path: Path, policy_yaml: str, conf: str = "") -> WsgiApp:
     """The app ``thermik-api`` serves with ``policy.yaml`` beside its thermik.conf."""
     (tmp_path / "policy.yaml").write_text(policy_yaml, encoding="utf-8")
     conf_file = tmp_path / "thermik.conf"
@@ -178,13 +178,19 @@ def every_route() -> list[tuple[str, str]]:
     return found
 
 
+@pytest.fixture(scope="module")
+def denying_everything(tmp_path_factory: pytest.TempPathFactory) -> falcon.testing.TestClient:
+    denied = "".join(f'"{rule.name}": "!"\n' for rule in policies.list_rules())
+    app = configured(tmp_path_factory.mktemp("denied"), denied)
+    return falcon.testing.TestClient(app)
+
+
 @pytest.mark.parametrize(("method", "path"), every_route())
 def test_every_route_is_guarded_by_a_registered_rule(
-    tmp_path: Path, method: str, path: str
+    denying_everything: falcon.testing.TestClient, method: str, path: str
 ) -> None:
     """With every rule denied, every route answers 403 (an unregistered name would be a 500)."""
-    denied = "".join(f'"{rule.name}": "!"\n' for rule in policies.list_rules())
-    client = falcon.testing.TestClient(configured(tmp_path, denied))
+    client = denying_everything
     body: Any = {"suspend": None} if method in ("POST", "PUT", "PATCH") else None
     result = client.simulate_request(method, path, json=body)
     assert result.status_code == 403, result.text
