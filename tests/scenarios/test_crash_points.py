@@ -10,6 +10,8 @@ than skips when ``THERMIK_REQUIRE_SERVICES=1`` and the server is unreachable).
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +34,7 @@ from thermik.conf.settings import DatabaseSettings
 from thermik.persistence import migration
 from thermik.persistence.database import Database
 from thermik.persistence.factory import open_store
+from thermik.persistence.values import Stack
 
 PLAIN = {
     "heat_template_version": HOT,
@@ -82,20 +85,23 @@ def database_url(
         yield url
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_a_create_killed_right_after_its_stack_row_is_resumed(
-    database_url: str, case: str
-) -> None:
-    template, crash_after, acknowledged, stacks = CASES[case]
-    store = open_store(DatabaseSettings(database_url, busy_timeout=10), None)
+def crash_and_recover(
+    url: str, template: dict[str, Any], crash_after: str, acknowledged: bool, child_lease: float
+) -> list[Stack]:
+    """Run the engine to its crash point, then a fresh engine until the tree settles; every
+    stack of the tree (checked for locked rows). With ``child_lease``, the dead engine's
+    lease of the child stack is first made to last that many seconds more than the others."""
+    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
     try:
         unused = store.store_raw_template(template, {}, {})  # the update is never reached
-        progress = run_to_crash(
-            database_url, {"template": template}, unused, crash_after, "nested"
-        )
+        progress = run_to_crash(url, {"template": template}, unused, crash_after, "nested")
         assert (ACKNOWLEDGED in progress) == acknowledged, progress
         stack_id = created_stack(store, progress)
         assert stack_id is not None, "the crash point is after the stack row was written"
+        for child in store.list_stack_tree(stack_id)[1:] if child_lease else []:
+            lease = store.get_lease(child.id)
+            assert lease is not None, f"{child.name} was stored without its lease"
+            store.renew_lease(child.id, lease.engine_id, child_lease)
         runtime = start_runtime(
             store, seed=None, nested=True, fallback_poll=2.0, settings=CRASH_SETTINGS
         )
@@ -106,10 +112,46 @@ def test_a_create_killed_right_after_its_stack_row_is_resumed(
             runtime.stop()
     finally:
         store.close()
-    states = {s.name: (f"{s.action}_{s.status}", s.status_reason) for s in settled}
-    assert len(settled) == stacks, states
+    assert not any(locked.values()), locked
+    return settled
+
+
+def states_of(stacks: list[Stack]) -> dict[str, tuple[str, str]]:
+    """Each stack's state and reason, by name."""
+    return {s.name: (f"{s.action}_{s.status}", s.status_reason) for s in stacks}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_create_killed_right_after_its_stack_row_is_resumed(
+    database_url: str, case: str
+) -> None:
+    template, crash_after, acknowledged, stacks = CASES[case]
+    states = states_of(crash_and_recover(database_url, template, crash_after, acknowledged, 0))
+    assert len(states) == stacks, states
     assert states["crashy"][0] == "CREATE_COMPLETE", states
     # The group's child may also have been updated once created (every update of a nested
     # stack resource updates its child).
     assert {state for state, _ in states.values()} <= {"CREATE_COMPLETE", "UPDATE_COMPLETE"}
-    assert not any(locked.values()), locked
+
+
+def test_a_group_waits_for_its_child_still_held_by_the_dead_engine(database_url: str) -> None:
+    """The parent is taken over first and its group resource resumed while the child's lease
+    still runs: the group waits for the child's create (recovered once that lease expires)
+    instead of updating a child it cannot drive."""
+    states = states_of(crash_and_recover(database_url, GROUP, "create_stack:2", True, 4.0))
+    assert len(states) == 2, states
+    assert {state for state, _ in states.values()} == {"CREATE_COMPLETE"}, states
+
+
+def test_a_batched_group_waits_for_its_first_batch_then_creates_the_others(
+    sqlite_url: str,
+) -> None:
+    batched = copy.deepcopy(GROUP)
+    batched["resources"]["group"]["update_policy"] = {"batch_create": {"max_batch_size": 1}}
+    settled = crash_and_recover(sqlite_url, batched, "create_stack:2", True, 4.0)
+    states = states_of(settled)
+    assert states["crashy"][0] == "CREATE_COMPLETE", states
+    child = next(stack for stack in settled if stack.owner_id is not None)
+    with contextlib.closing(open_store(DatabaseSettings(sqlite_url), None)) as store:
+        members = [row.name for row in store.list_resources(child.id)]
+    assert sorted(members) == ["0", "1", "2"], states

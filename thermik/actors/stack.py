@@ -1,8 +1,8 @@
 """The StackActor: one per stack with a traversal, the shell around :func:`decide`.
 
-It turns requests (converge, cancel, resume) and replies from resource actors into ``decide``
-calls and executes the returned commands in order: a join record is appended before the
-successors it enables are dispatched, a state is stored before it is reported. When its
+It turns requests (create, converge, cancel, resume) and replies from resource actors into
+``decide`` calls and executes the returned commands in order: a join record is appended before
+the successors it enables are dispatched, a state is stored before it is reported. When its
 traversal is over it releases the stack lease and stops: idle stacks hold no actor.
 
 Failure semantics: requests raise to their caller (``TraversalConflict`` when the
