@@ -11,7 +11,10 @@ requests hold their worker threads (README, "Serving the API").
 
 from __future__ import annotations
 
+import logging
 import socket
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from waitress import wasyncore
 from waitress.server import BaseWSGIServer, MultiSocketServer, create_server
@@ -19,6 +22,7 @@ from waitress.server import BaseWSGIServer, MultiSocketServer, create_server
 from thermik.api.auth import WsgiApp
 from thermik.conf.settings import ApiSettings
 
+LOG = logging.getLogger("thermik.api.access")
 #: Connections the kernel queues for the server while it is at ``max_connections``.
 BACKLOG = 1024
 #: Longest pause between two sweeps for connections silent past the timeout.
@@ -29,6 +33,26 @@ def listen(host: str, port: int) -> socket.socket:
     """A TCP socket listening on ``host:port`` (port 0: a free one), IPv6 when ``host`` is."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     return socket.create_server((host, port), family=family, backlog=BACKLOG)
+
+
+def access_logged(app: WsgiApp) -> WsgiApp:
+    """``app`` logging one line per request: client, method, path and status. Never the
+    query string: a delivery URL's signature is the credential of a capability URL."""
+
+    def logged(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            LOG.info(
+                "%s %s %s %s",
+                environ.get("REMOTE_ADDR", "-"),
+                environ.get("REQUEST_METHOD", "-"),
+                environ.get("PATH_INFO", ""),
+                status.split(" ", 1)[0],
+            )
+            return start_response(status, headers, exc_info)
+
+        return app(environ, start)
+
+    return logged
 
 
 class ProductionServer:
@@ -42,7 +66,7 @@ class ProductionServer:
         self.address: tuple[str, int] = sock.getsockname()[:2]
         self._channels: dict[int, socket.socket] = {}
         self._server: MultiSocketServer | BaseWSGIServer = create_server(
-            app,
+            access_logged(app),
             map=self._channels,
             sockets=[sock],
             threads=api.threads,

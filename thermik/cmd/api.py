@@ -45,11 +45,15 @@ LOG = logging.getLogger("thermik.api")
 PROG = "thermik-api"
 CLI_OPTS: list[cfg.Opt] = [
     cfg.HostAddressOpt(
-        "bind-host", dest="cli_bind_host", help="Address to listen on (default: [api] bind_host)."
+        "bind-host",
+        dest="cli_bind_host",
+        metavar="HOST",
+        help="Address to listen on (default: [api] bind_host).",
     ),
     cfg.PortOpt(
         "bind-port",
         dest="cli_bind_port",
+        metavar="PORT",
         help="Port to listen on, 0 for a free one (default: [api] bind_port).",
     ),
 ]
@@ -57,7 +61,7 @@ CLI_OPTS: list[cfg.Opt] = [
 
 def load_conf(argv: Sequence[str]) -> cfg.ConfigOpts:
     """thermik-api's configuration: Thermik's options and its command line, parsed."""
-    return service_config.parse(PROG, argv, CLI_OPTS)
+    return service_config.parse(PROG, __doc__.splitlines()[0], argv, CLI_OPTS)
 
 
 class ClosableService(OrchestrationService, Protocol):

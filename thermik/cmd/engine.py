@@ -28,7 +28,9 @@ LOG = logging.getLogger("thermik.engine")
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``thermik-engine`` console script."""
     try:
-        conf = service_config.parse("thermik-engine", sys.argv[1:] if argv is None else argv)
+        conf = service_config.parse(
+            "thermik-engine", __doc__.splitlines()[0], sys.argv[1:] if argv is None else argv
+        )
         service_config.setup_logging(conf)
     except cfg.Error as exc:
         print(f"thermik-engine: {exc}", file=sys.stderr)

@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``thermik-manage`` console script."""
     try:
         conf = service_config.parse(
-            "thermik-manage", sys.argv[1:] if argv is None else argv, [COMMAND]
+            "thermik-manage", __doc__, sys.argv[1:] if argv is None else argv, [COMMAND]
         )
         service_config.setup_logging(conf)
         args = conf.command

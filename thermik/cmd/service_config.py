@@ -23,7 +23,9 @@ PROJECT = "thermik"
 QUIET_LOGGERS = ("alembic=WARN",)
 
 
-def parse(prog: str, argv: Sequence[str], cli_opts: Sequence[cfg.Opt] = ()) -> cfg.ConfigOpts:
+def parse(
+    prog: str, description: str, argv: Sequence[str], cli_opts: Sequence[cfg.Opt] = ()
+) -> cfg.ConfigOpts:
     """A fresh ``ConfigOpts`` with Thermik's and oslo.log's options, parsed from ``argv``
     and the configuration files found as described above.
 
@@ -39,6 +41,7 @@ def parse(prog: str, argv: Sequence[str], cli_opts: Sequence[cfg.Opt] = ()) -> c
         args=list(argv),
         project=PROJECT,
         prog=prog,
+        description=description,
         default_config_files=None,
         default_config_dirs=None,
     )
