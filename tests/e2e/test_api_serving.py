@@ -14,14 +14,13 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from heatclient import client as heat_client
 
 from tests.e2e.api_process import ApiProcess
-from tests.e2e.support import settled
+from tests.e2e.support import server_stack
 
 #: Half-sent connections opened at once (the reliability campaign held 300 for 120 s).
 HALF_SENT = 300
@@ -29,16 +28,6 @@ READ_TIMEOUT = 2
 #: The sweep for silent connections runs every READ_TIMEOUT / 2 seconds; the rest is slack
 #: for a loaded machine.
 CLOSED_WITHIN = READ_TIMEOUT * 4
-SERVER_TEMPLATE: dict[str, Any] = {
-    "heat_template_version": "2018-08-31",
-    "resources": {
-        "server": {
-            "type": "OS::Heat::DeployedServer",
-            "properties": {"software_config_transport": "POLL_TEMP_URL"},
-        },
-    },
-    "outputs": {"agent": {"value": {"get_attr": ["server", "os_collect_config"]}}},
-}
 
 
 def free_port() -> int:
@@ -119,11 +108,7 @@ def test_half_sent_requests_hold_no_thread_and_are_closed_after_the_read_timeout
 
 def test_delivery_urls_follow_the_port_served(api: ApiProcess) -> None:
     heat = heat_client.Client("1", endpoint=f"{api.root}/v1/t1", token="t")
-    stack_id = heat.stacks.create(stack_name="srv", template=SERVER_TEMPLATE)["stack"]["id"]
-    stack = settled(heat, stack_id)
-    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
-    agent = heat.stacks.output_show("srv", "agent")["output"]["output_value"]
-    url = agent["request"]["metadata_url"]
+    url = server_stack(heat, "srv")[1]
     assert urlsplit(url).port == urlsplit(api.root).port
     with urllib.request.urlopen(url, timeout=10) as response:
         document = json.loads(response.read())
