@@ -93,7 +93,9 @@ def test_half_sent_requests_hold_no_thread_and_are_closed_after_the_read_timeout
         answer = client.getresponse()
         assert (answer.status, json.loads(answer.read())) == (200, {"stacks": []})
         client.close()
-        assert time.monotonic() - started < 1.0, "a normal request waited behind half-sent ones"
+        # Well before the half-sent ones time out: it did not wait for their threads.
+        waited = time.monotonic() - started
+        assert waited < READ_TIMEOUT * 0.75, f"a normal request waited {waited:.1f} s"
 
         open_ones = list(held)
         while open_ones and time.monotonic() - opened < CLOSED_WITHIN:
