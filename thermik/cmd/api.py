@@ -43,6 +43,8 @@ from thermik.delivery.loopback import Handler, wsgi_app
 
 LOG = logging.getLogger("thermik.api")
 PROG = "thermik-api"
+#: Listening addresses that no client can connect to by name.
+WILDCARDS = frozenset({"0.0.0.0", "::"})
 CLI_OPTS: list[cfg.Opt] = [
     cfg.HostAddressOpt(
         "bind-host",
@@ -131,6 +133,17 @@ def stop_on_signals() -> None:
     signal.signal(signal.SIGINT, request_stop)
 
 
+def warn_unreachable_urls(settings: Settings) -> None:
+    """Warn when builtin delivery URLs would name a wildcard address (``0.0.0.0``)."""
+    delivery, host = settings.delivery, settings.api.bind_host
+    if delivery.backend == "builtin" and not delivery.public_url and host in WILDCARDS:
+        LOG.warning(
+            "Listening on %s without [delivery] public_url: builtin delivery URLs name "
+            "that address, which agents cannot reach; set public_url",
+            host,
+        )
+
+
 def start(conf: cfg.ConfigOpts) -> tuple[ProductionServer, ClosableService]:
     """Bind, build the service on the bound port and the server over it.
 
@@ -143,6 +156,7 @@ def start(conf: cfg.ConfigOpts) -> tuple[ProductionServer, ClosableService]:
     sock = listen(host, port)
     try:
         settings = served_settings(settings, sock)
+        warn_unreachable_urls(settings)
         service, delivery = build_service(settings)
     except BaseException:
         sock.close()
