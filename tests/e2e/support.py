@@ -79,3 +79,26 @@ def settled(heat: Any, stack: str, deadline: float = DEADLINE) -> Any:
 def outputs_of(stack: Any) -> dict[str, Any]:
     """A shown stack's outputs by key."""
     return {output["output_key"]: output["output_value"] for output in stack.outputs}
+
+
+SERVER_TEMPLATE: dict[str, Any] = {
+    "heat_template_version": "2018-08-31",
+    "resources": {
+        "server": {
+            "type": "OS::Heat::DeployedServer",
+            "properties": {"software_config_transport": "POLL_TEMP_URL"},
+            "metadata": {"role": "web"},
+        },
+    },
+    "outputs": {"agent": {"value": {"get_attr": ["server", "os_collect_config"]}}},
+}
+
+
+def server_stack(heat: Any, name: str) -> tuple[str, str]:
+    """A stack with one DeployedServer: the server's id and the URL its agent polls."""
+    stack_id = str(heat.stacks.create(stack_name=name, template=SERVER_TEMPLATE)["stack"]["id"])
+    stack = settled(heat, stack_id)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    server_id = heat.resources.get(name, "server").physical_resource_id
+    agent = heat.stacks.output_show(name, "agent")["output"]["output_value"]
+    return server_id, agent["request"]["metadata_url"]

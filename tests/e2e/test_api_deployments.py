@@ -20,20 +20,9 @@ import pytest
 from heatclient import client as heat_client
 from heatclient.common import deployment_utils
 
-from tests.e2e.support import settled
+from tests.e2e.support import server_stack
 from thermik.delivery.document import GENERATION_KEY
 
-SERVER_TEMPLATE: dict[str, Any] = {
-    "heat_template_version": "2018-08-31",
-    "resources": {
-        "server": {
-            "type": "OS::Heat::DeployedServer",
-            "properties": {"software_config_transport": "POLL_TEMP_URL"},
-            "metadata": {"role": "web"},
-        },
-    },
-    "outputs": {"agent": {"value": {"get_attr": ["server", "os_collect_config"]}}},
-}
 #: How long a change may take to reach the served document.
 DELIVERY = 30.0
 
@@ -64,16 +53,6 @@ def eventually(url: str, check: Callable[[dict[str, Any]], bool]) -> dict[str, A
 
 def served_ids(document: dict[str, Any]) -> list[str]:
     return [entry["id"] for entry in document["deployments"]]
-
-
-def server_stack(heat: Any, name: str) -> tuple[str, str]:
-    """A stack with one DeployedServer: the server's id and the URL its agent polls."""
-    stack_id = str(heat.stacks.create(stack_name=name, template=SERVER_TEMPLATE)["stack"]["id"])
-    stack = settled(heat, stack_id)
-    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
-    server_id = heat.resources.get(name, "server").physical_resource_id
-    agent = heat.stacks.output_show(name, "agent")["output"]["output_value"]
-    return server_id, agent["request"]["metadata_url"]
 
 
 def derived_config(heat: Any, server_id: str, name: str, script: str) -> Any:

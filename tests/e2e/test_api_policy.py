@@ -10,8 +10,8 @@ import pytest
 from heatclient import client as heat_client
 from heatclient import exc as heat_exc
 
+from tests.e2e.api_process import ApiProcess
 from tests.e2e.support import TEMPLATE, settled
-from tests.e2e.test_api_process import ApiProcess
 
 
 @pytest.fixture

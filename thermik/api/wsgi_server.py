@@ -1,7 +1,7 @@
-"""A small threaded WSGI server (standard library only) for ``thermik-api`` and tests.
+"""A small threaded WSGI server (standard library only) for tests.
 
-One thread per connection, so a slow request does not hold up others; production deployments
-can run the same application under uWSGI instead (``etc/thermik/api-uwsgi.ini``).
+One thread per connection and no read timeout: a client that sends half a request holds its
+thread until it closes. ``thermik-api`` serves with :mod:`thermik.api.production_server`.
 """
 
 from __future__ import annotations

@@ -1,26 +1,31 @@
 """``thermik-api``: serve the Heat-v1-compatible REST API.
 
-    thermik-api [--bind-host H] [--bind-port P] [--config-file F ...]
+    thermik-api [--bind-host H] [--bind-port P] [--config-file F ...] [--config-dir D]
+                [--log-file L] [--debug]
 
-It is a composition root: it reads configuration, asks :mod:`thermik.service` for the
-orchestration service and serves :func:`thermik.api.app.make_app` with a threaded WSGI server.
-On SIGTERM or SIGINT it stops accepting requests, lets the ones in progress finish, and closes
-the service: the engine's actors stop cleanly (every stack stays as recorded, for an engine
-started later to resume) and the engine deregisters. ``application`` is the same app for uWSGI
-(config files from ``THERMIK_CONFIG_FILE``, colon-separated).
+It is a composition root: it reads configuration (oslo.config's default discovery,
+:mod:`thermik.cmd.service_config`), binds the listening socket, asks :mod:`thermik.service`
+for the orchestration service (the builtin delivery hands out URLs on the port actually
+bound) and serves :func:`thermik.api.app.make_app` with the production server
+(:mod:`thermik.api.production_server`: read timeouts, bounded threads and connections).
+On SIGTERM or SIGINT it stops accepting requests, gives the ones in progress a few seconds,
+and closes the service: the engine's actors stop cleanly (every stack stays as recorded, for
+an engine started later to resume) and the engine deregisters. ``application`` is the same
+app for uWSGI (config files from ``THERMIK_CONFIG_FILE``, colon-separated, else the default
+discovery).
 """
 
 from __future__ import annotations
 
-import argparse
 import atexit
+import dataclasses
 import functools
 import importlib
 import logging
 import os
 import signal
+import socket
 import sys
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from types import FrameType
 from typing import Any, Protocol
@@ -32,24 +37,35 @@ from thermik.api.app import make_app
 from thermik.api.auth import WsgiApp
 from thermik.api.boundary import OrchestrationService
 from thermik.api.policy import Policy
-from thermik.api.wsgi_server import ThreadingWSGIServer, make_server
-from thermik.conf import opts, policies
+from thermik.api.production_server import ProductionServer, listen
+from thermik.cmd import service_config
+from thermik.conf import policies
 from thermik.conf.settings import Settings
 from thermik.delivery.loopback import Handler, wsgi_app
 
 LOG = logging.getLogger("thermik.api")
-#: How often the serving loop looks whether it was asked to stop.
-STOP_POLL_SECONDS = 0.1
+PROG = "thermik-api"
+#: Listening addresses that no client can connect to by name.
+WILDCARDS = frozenset({"0.0.0.0", "::"})
+CLI_OPTS: list[cfg.Opt] = [
+    cfg.HostAddressOpt(
+        "bind-host",
+        dest="cli_bind_host",
+        metavar="HOST",
+        help="Address to listen on (default: [api] bind_host).",
+    ),
+    cfg.PortOpt(
+        "bind-port",
+        dest="cli_bind_port",
+        metavar="PORT",
+        help="Port to listen on, 0 for a free one (default: [api] bind_port).",
+    ),
+]
 
 
-def load_conf(config_files: Sequence[str]) -> cfg.ConfigOpts:
-    """A fresh ``ConfigOpts`` with Thermik's options, read from ``config_files``."""
-    conf = cfg.ConfigOpts()
-    opts.register_opts(conf)
-    conf(
-        args=[], project="thermik", default_config_files=list(config_files), default_config_dirs=[]
-    )
-    return conf
+def load_conf(argv: Sequence[str]) -> cfg.ConfigOpts:
+    """thermik-api's configuration: Thermik's options and its command line, parsed."""
+    return service_config.parse(PROG, __doc__.splitlines()[0], argv, CLI_OPTS)
 
 
 class ClosableService(OrchestrationService, Protocol):
@@ -88,57 +104,90 @@ def build_wsgi_app(
     )
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    """The command line."""
-    parser = argparse.ArgumentParser(prog="thermik-api", description=__doc__.splitlines()[0])
-    parser.add_argument("--bind-host", help="Address to listen on (default: [api] bind_host).")
-    parser.add_argument(
-        "--bind-port", type=int, help="Port to listen on (default: [api] bind_port)."
+def served_settings(settings: Settings, sock: socket.socket) -> Settings:
+    """``settings`` with ``[api] bind_host`` and ``bind_port`` where ``sock`` listens, so that
+    builtin delivery URLs (without ``[delivery] public_url``) name the port actually served."""
+    host, port = sock.getsockname()[:2]
+    return dataclasses.replace(
+        settings, api=dataclasses.replace(settings.api, bind_host=host, bind_port=port)
     )
-    parser.add_argument(
-        "--config-file", action="append", default=[], help="oslo.config file (repeatable)."
-    )
-    return parser.parse_args(list(argv))
 
 
-def stop_on_signals(server: ThreadingWSGIServer) -> None:
-    """Make SIGTERM and SIGINT end ``serve_forever`` (from another thread: ``shutdown``
-    waits for the serving loop, which runs in the thread the handler interrupts)."""
+def max_request_body(settings: Settings) -> int:
+    """The largest body the server accepts: twice the largest the API itself accepts, so that
+    the API answers a moderately oversized body with its own clear 413."""
+    return 2 * max(settings.limits.max_json_body_size, settings.delivery.max_signal_size)
+
+
+def stop_on_signals() -> None:
+    """Make SIGTERM and SIGINT end :meth:`ProductionServer.serve` (which runs in the main
+    thread, where signal handlers run); a second signal while closing is only logged."""
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
         LOG.info("Signal %d received: stopping", signum)
-        threading.Thread(target=server.shutdown, name="thermik-api-stop", daemon=True).start()
+        signal.signal(signal.SIGTERM, already_stopping)
+        signal.signal(signal.SIGINT, already_stopping)
+        raise SystemExit(0)
+
+    def already_stopping(signum: int, frame: FrameType | None) -> None:
+        LOG.info("Signal %d received: already stopping", signum)
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``thermik-api`` console script."""
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+def warn_unreachable_urls(settings: Settings) -> None:
+    """Warn when builtin delivery URLs would name a wildcard address (``0.0.0.0``)."""
+    delivery, host = settings.delivery, settings.api.bind_host
+    if delivery.backend == "builtin" and not delivery.public_url and host in WILDCARDS:
+        LOG.warning(
+            "Listening on %s without [delivery] public_url: builtin delivery URLs name "
+            "that address, which agents cannot reach; set public_url",
+            host,
+        )
+
+
+def start(conf: cfg.ConfigOpts) -> tuple[ProductionServer, ClosableService]:
+    """Bind, build the service on the bound port and the server over it.
+
+    Raises:
+        ThermikError, cfg.Error, OSError: the port cannot be bound or the service not built.
+    """
+    settings = Settings.from_conf(conf)
+    host = conf.cli_bind_host or settings.api.bind_host
+    port = settings.api.bind_port if conf.cli_bind_port is None else conf.cli_bind_port
+    sock = listen(host, port)
     try:
-        conf = load_conf(args.config_file)
-        settings = Settings.from_conf(conf)
+        settings = served_settings(settings, sock)
+        warn_unreachable_urls(settings)
         service, delivery = build_service(settings)
-    except (errors.ThermikError, cfg.Error, OSError) as exc:
-        print(f"thermik-api: {exc}", file=sys.stderr)
-        return 1
+    except BaseException:
+        sock.close()
+        raise
     try:
         app = build_wsgi_app(conf, service, delivery)
-        host = args.bind_host or settings.api.bind_host
-        port = settings.api.bind_port if args.bind_port is None else args.bind_port
-        server = make_server(app, host, port)
-    except (errors.ThermikError, cfg.Error, OSError) as exc:
+        server = ProductionServer(app, sock, settings.api, max_request_body(settings))
+    except BaseException:
         service.close()
-        print(f"thermik-api: {exc}", file=sys.stderr)
-        return 1
-    stop_on_signals(server)
-    LOG.info("Serving the Heat v1 API on http://%s:%d/v1", *server.server_address[:2])
+        sock.close()
+        raise
+    return server, service
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``thermik-api`` console script."""
     try:
-        server.serve_forever(poll_interval=STOP_POLL_SECONDS)
+        conf = load_conf(sys.argv[1:] if argv is None else argv)
+        service_config.setup_logging(conf)
+        server, service = start(conf)
+    except (errors.ThermikError, cfg.Error, OSError) as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    stop_on_signals()
+    LOG.info("Serving the Heat v1 API on http://%s:%d/v1", *server.address)
+    try:
+        server.serve()
     finally:
-        server.server_close()
         service.close()
     LOG.info("Stopped: the engine's actors are stopped and the database is closed")
     return 0
@@ -147,7 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 @functools.cache
 def _uwsgi_app() -> WsgiApp:
     files = [f for f in os.environ.get("THERMIK_CONFIG_FILE", "").split(":") if f]
-    conf = load_conf(files)
+    conf = load_conf([arg for path in files for arg in ("--config-file", path)])
+    service_config.setup_logging(conf)
     service, delivery = build_service(Settings.from_conf(conf))
     # The WSGI server owns the process: close the service when the interpreter exits.
     atexit.register(service.close)

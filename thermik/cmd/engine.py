@@ -1,15 +1,14 @@
 """``thermik-engine``: run the convergence engine until SIGTERM (or Ctrl-C).
 
-    thermik-engine [--config-file F ...]
+    thermik-engine [--config-file F ...] [--config-dir D] [--log-file L] [--debug]
 
 It resumes the stacks whose operation was interrupted, then converges whatever the database
 asks of it. On SIGTERM/SIGINT it stops its actors cleanly: every stack stays as recorded, and
-an engine started later resumes it.
+an engine started later resumes it. Configuration and logging: :mod:`thermik.cmd.service_config`.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import signal
 import sys
@@ -20,24 +19,22 @@ from types import FrameType
 from oslo_config import cfg
 
 from thermik import errors
-from thermik.conf import settings as config
+from thermik.cmd import service_config
+from thermik.conf.settings import Settings
 
 LOG = logging.getLogger("thermik.engine")
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    """The command line."""
-    parser = argparse.ArgumentParser(prog="thermik-engine", description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--config-file", action="append", default=[], help="oslo.config file (repeatable)."
-    )
-    return parser.parse_args(list(argv))
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``thermik-engine`` console script."""
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        conf = service_config.parse(
+            "thermik-engine", __doc__.splitlines()[0], sys.argv[1:] if argv is None else argv
+        )
+        service_config.setup_logging(conf)
+    except cfg.Error as exc:
+        print(f"thermik-engine: {exc}", file=sys.stderr)
+        return 1
     stop = threading.Event()
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -49,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from thermik.service import start_engine  # noqa: PLC0415 - only when running
 
-        engine = start_engine(config.load([], config_files=args.config_file))
+        engine = start_engine(Settings.from_conf(conf))
     except (errors.ThermikError, cfg.Error) as exc:
         print(f"thermik-engine: {exc}", file=sys.stderr)
         return 1

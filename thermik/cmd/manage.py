@@ -2,6 +2,8 @@
 
 ``db sync`` migrates the configured database to the code's schema, ``db version`` shows the
 revision it is at, ``purge-deleted --age N`` removes stacks soft-deleted longer ago than that.
+Configuration and logging as in every service command (:mod:`thermik.cmd.service_config`);
+without a configured ``[database] connection`` it works on the embedded SQLite default.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ import argparse
 import datetime
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from oslo_config import cfg
 
+from thermik.cmd import service_config
 from thermik.conf import settings as config
 from thermik.errors import ThermikError
 from thermik.persistence import migration
@@ -22,15 +26,7 @@ from thermik.persistence.factory import open_store
 GRANULARITY = ("days", "hours", "minutes", "seconds")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="thermik-manage", description=__doc__)
-    parser.add_argument(
-        "--config-file",
-        action="append",
-        default=[],
-        help="oslo.config file (repeatable). Without one, the embedded SQLite default is used.",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
+def _add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     db = commands.add_parser("db", help="database schema").add_subparsers(
         dest="db_command", required=True
     )
@@ -40,7 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     purge = commands.add_parser("purge-deleted", help="remove stacks deleted long ago")
     purge.add_argument("--age", type=_non_negative, required=True, help="minimum age")
     purge.add_argument("--granularity", choices=GRANULARITY, default="days", help="unit of --age")
-    return parser
+
+
+COMMAND = cfg.SubCommandOpt("command", title="commands", handler=_add_commands)
 
 
 def _non_negative(text: str) -> int:
@@ -50,7 +48,7 @@ def _non_negative(text: str) -> int:
     return value
 
 
-def _sync(settings: config.Settings, args: argparse.Namespace) -> str:
+def _sync(settings: config.Settings, args: Any) -> str:
     db = Database(settings.database)
     try:
         migration.upgrade(db, args.revision)
@@ -59,7 +57,7 @@ def _sync(settings: config.Settings, args: argparse.Namespace) -> str:
         db.dispose()
 
 
-def _version(settings: config.Settings, args: argparse.Namespace) -> str:
+def _version(settings: config.Settings, args: Any) -> str:
     db = Database(settings.database)
     try:
         current = migration.current_revision(db)
@@ -71,7 +69,7 @@ def _version(settings: config.Settings, args: argparse.Namespace) -> str:
     return current if current == head else f"{current} (this Thermik's schema is {head})"
 
 
-def _purge(settings: config.Settings, args: argparse.Namespace) -> str:
+def _purge(settings: config.Settings, args: Any) -> str:
     age = datetime.timedelta(**{args.granularity: args.age})
     store = open_store(settings.database, settings.auth_encryption_key)
     try:
@@ -81,7 +79,7 @@ def _purge(settings: config.Settings, args: argparse.Namespace) -> str:
     return f"purged {purged} stack(s) deleted more than {args.age} {args.granularity} ago"
 
 
-COMMANDS: dict[str, Callable[[config.Settings, argparse.Namespace], str]] = {
+COMMANDS: dict[str, Callable[[config.Settings, Any], str]] = {
     "sync": _sync,
     "version": _version,
     "purge-deleted": _purge,
@@ -90,11 +88,14 @@ COMMANDS: dict[str, Callable[[config.Settings, argparse.Namespace], str]] = {
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``thermik-manage`` console script."""
-    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
-    command = args.db_command if args.command == "db" else args.command
     try:
-        settings = config.load([], config_files=args.config_file)
-        print(COMMANDS[command](settings, args))
+        conf = service_config.parse(
+            "thermik-manage", __doc__, sys.argv[1:] if argv is None else argv, [COMMAND]
+        )
+        service_config.setup_logging(conf)
+        args = conf.command
+        command = args.db_command if args.name == "db" else args.name
+        print(COMMANDS[command](config.Settings.from_conf(conf), args))
     except (ThermikError, cfg.Error) as error:
         print(f"thermik-manage: {error}", file=sys.stderr)
         return 1

@@ -176,6 +176,25 @@ ZAQAR_OPTS: list[cfg.Opt] = [
 API_OPTS: list[cfg.Opt] = [
     cfg.HostAddressOpt("bind_host", default="127.0.0.1", help="Address the API listens on."),
     cfg.PortOpt("bind_port", default=8204, help="Port the API listens on."),
+    cfg.IntOpt(
+        "threads",
+        default=16,
+        min=1,
+        help="Requests thermik-api runs at once (its thread pool); more wait in a queue.",
+    ),
+    cfg.IntOpt(
+        "client_socket_timeout",
+        default=60,
+        min=1,
+        help="Seconds a client connection may stay silent (a request half sent, or an idle "
+        "keep-alive connection) before thermik-api closes it.",
+    ),
+    cfg.IntOpt(
+        "max_connections",
+        default=1000,
+        min=1,
+        help="Client connections thermik-api keeps open at once; more wait in the listen backlog.",
+    ),
     cfg.StrOpt(
         "auth_strategy",
         default="noauth",

@@ -102,6 +102,9 @@ class ApiSettings:
 
     bind_host: str = "127.0.0.1"
     bind_port: int = 8204
+    threads: int = 16
+    client_socket_timeout: int = 60
+    max_connections: int = 1000
     auth_strategy: str = "noauth"
     static_token: str | None = None
 

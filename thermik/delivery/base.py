@@ -201,6 +201,11 @@ class DeliveryBackend(abc.ABC):
     def provision(self, server: ServerRef) -> MetadataEndpoint:
         """Create the place the server's document will be served from (idempotent per server)."""
 
+    def refreshed(self, endpoint: MetadataEndpoint) -> MetadataEndpoint:
+        """``endpoint`` as it should be handed out now: backends whose URLs expire re-sign
+        one close to expiry (the same place, a fresh signature); others return it as is."""
+        return endpoint
+
     @abc.abstractmethod
     def publish(self, endpoint: MetadataEndpoint, document: Mapping[str, Any]) -> PublishResult:
         """Write ``document`` as what ``endpoint`` serves."""

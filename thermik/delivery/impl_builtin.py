@@ -6,6 +6,14 @@ HEAD) and ``{base_url}/delivery/v1/signal/<token>`` (PUT), signed like Swift Tem
 ``url_lifetime``. The token is itself an HMAC of the server or deployment, so URLs are stable
 for one server and unguessable without the key.
 
+URLs rotate before they expire. A URL is signed until a multiple of an eighth of
+``url_lifetime`` (the same URL for that stretch, so a served document keeps its Etag), and
+one with less than half its lifetime left is handed out no more: :meth:`BuiltinBackend.refreshed`
+re-signs a server's endpoint (the ``os_collect_config`` attribute), and a document served to an
+agent carries fresh ``request.metadata_url`` and ``deploy_signal_id`` URLs in place of stale
+ones. os-collect-config rewrites its own configuration from the ``os-collect-config`` section of
+each document it fetches, so an agent polling with a valid URL moves to the new one by itself.
+
 Storage goes through :class:`BuiltinObjectStore`, which the persistence layer backs with the
 database; :class:`InMemoryObjectStore` serves tests and local runs. The HTTP side is
 :meth:`BuiltinBackend.handle`, a plain function the API mounts under ``/delivery/v1`` (and
@@ -26,7 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, Self
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from thermik.conf.settings import Settings
 from thermik.delivery import signing
@@ -40,7 +48,7 @@ from thermik.delivery.base import (
     request_endpoint,
     url_signal_endpoint,
 )
-from thermik.delivery.document import decode_signal
+from thermik.delivery.document import DEPLOYMENTS_KEY, OCC_KEY, decode_signal
 from thermik.delivery.loopback import HttpRequest, HttpResponse, LoopbackServer
 from thermik.errors import (
     InvalidRequest,
@@ -141,10 +149,11 @@ class BuiltinBackend(DeliveryBackend):
             else secrets.token_hex(32)
         )
         api = settings.api
+        host = f"[{api.bind_host}]" if ":" in api.bind_host else api.bind_host
         return cls(
             InMemoryObjectStore(),
             key=key,
-            base_url=settings.delivery.public_url or f"http://{api.bind_host}:{api.bind_port}",
+            base_url=settings.delivery.public_url or f"http://{host}:{api.bind_port}",
             url_lifetime=settings.delivery.url_lifetime,
             max_signal_size=settings.delivery.max_signal_size,
         )
@@ -154,8 +163,48 @@ class BuiltinBackend(DeliveryBackend):
         return hmac.new(self._key.encode(), message, hashlib.sha256).hexdigest()[:40]
 
     def _url(self, method: str, path: str) -> str:
-        expires = int(self._clock()) + self._url_lifetime
+        step = max(self._url_lifetime // 8, 1)
+        expires = (int(self._clock()) + self._url_lifetime) // step * step
         return signing.signed_url(self._base_url, self._key, method, path, expires)
+
+    def _fresh(self, url: str, method: str) -> str:
+        """``url`` when it is one of this backend's and has half its lifetime left, else the
+        same path signed anew (under the current base URL)."""
+        parts = urlsplit(url)
+        if not parts.path.startswith(PREFIX + "/"):
+            return url
+        raw = dict(parse_qsl(parts.query)).get(signing.EXPIRES, "")
+        left = int(raw) - self._clock() if raw.isdigit() else 0
+        if left > self._url_lifetime / 2 and url.startswith(self._base_url + PREFIX):
+            return url
+        return self._url(method, parts.path)
+
+    def refreshed(self, endpoint: MetadataEndpoint) -> MetadataEndpoint:
+        url = endpoint.collector_settings.get("metadata_url")
+        if endpoint.backend != self.name or not isinstance(url, str):
+            return endpoint
+        fresh = self._fresh(url, "GET")
+        if fresh == url:
+            return endpoint
+        return request_endpoint(self.name, endpoint.server_id, fresh, endpoint.locator)
+
+    def _fresh_document(self, body: bytes) -> bytes:
+        """A served document with its stale URLs of this backend re-signed (see the module
+        docstring); ``body`` itself when none is stale."""
+        document = json.loads(body)
+        changed = False
+        request = (document.get(OCC_KEY) or {}).get("request")
+        if isinstance(request, dict) and isinstance(request.get("metadata_url"), str):
+            fresh = self._fresh(request["metadata_url"], "GET")
+            changed |= fresh != request["metadata_url"]
+            request["metadata_url"] = fresh
+        for entry in document.get(DEPLOYMENTS_KEY) or ():
+            for item in entry.get("inputs") or ():
+                if item.get("name") == "deploy_signal_id" and isinstance(item.get("value"), str):
+                    fresh = self._fresh(item["value"], "PUT")
+                    changed |= fresh != item["value"]
+                    item["value"] = fresh
+        return json.dumps(document, sort_keys=True).encode() if changed else body
 
     def provision(self, server: ServerRef) -> MetadataEndpoint:
         path = f"{PREFIX}/{METADATA}/{self._token(METADATA, server.server_id)}"
@@ -211,12 +260,13 @@ class BuiltinBackend(DeliveryBackend):
             stored = self.store.get_object(request.path)
             if stored is None:
                 raise NotFound(f"nothing is served at {request.path} yet")
+            body = self._fresh_document(stored.body) if kind == METADATA else stored.body
             headers = {
                 "Content-Type": "application/json",
-                "Content-Length": str(len(stored.body)),
-                "Etag": hashlib.md5(stored.body, usedforsecurity=False).hexdigest(),
+                "Content-Length": str(len(body)),
+                "Etag": hashlib.md5(body, usedforsecurity=False).hexdigest(),
             }
-            return HttpResponse(200, headers, b"" if request.method == "HEAD" else stored.body)
+            return HttpResponse(200, headers, b"" if request.method == "HEAD" else body)
         if request.method == "PUT" and kind == SIGNAL:
             if len(request.body) > self._max_signal_size:
                 raise RequestTooLarge(

@@ -140,7 +140,11 @@ class DeploymentService:
 
     def server_agent_config(self, server_id: str) -> Mapping[str, Any] | None:
         record = self.endpoints.get(server_id)
-        return None if record is None else _agent_config(record)
+        if record is None:
+            return None
+        # The stored URL may be close to expiry: the attribute hands out a fresh one.
+        endpoint = self.backend.refreshed(record.endpoint)
+        return _agent_config(ServerRecord(endpoint, record.metadata))
 
     def release_server(self, server_id: str) -> None:
         record = self.endpoints.get(server_id)

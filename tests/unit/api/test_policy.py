@@ -27,7 +27,7 @@ def configured(tmp_path: Path, policy_yaml: str, conf: str = "") -> WsgiApp:
     (tmp_path / "policy.yaml").write_text(policy_yaml, encoding="utf-8")
     conf_file = tmp_path / "thermik.conf"
     conf_file.write_text(conf, encoding="utf-8")
-    return api.build_wsgi_app(api.load_conf([str(conf_file)]), MemoryService())
+    return api.build_wsgi_app(api.load_conf(["--config-file", str(conf_file)]), MemoryService())
 
 
 def keystone(service: MemoryService, policy: Policy | None = None) -> falcon.testing.TestClient:
@@ -147,7 +147,7 @@ def test_enforce_new_defaults_false_brings_back_heats_old_defaults(
     )
     conf_file = tmp_path / "thermik.conf"
     conf_file.write_text("[oslo_policy]\nenforce_new_defaults = False\n", encoding="utf-8")
-    legacy = Policy(policies.build_enforcer(api.load_conf([str(conf_file)])))
+    legacy = Policy(policies.build_enforcer(api.load_conf(["--config-file", str(conf_file)])))
     result = keystone(service, legacy).simulate_get(tenant_path("/stacks"), headers=custom)
     assert result.status_code == 200
 

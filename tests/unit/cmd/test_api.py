@@ -9,17 +9,27 @@ import pytest
 from thermik.cmd import api
 
 
-def test_arguments() -> None:
-    args = api.parse_args(["--bind-host", "::1", "--bind-port", "9", "--config-file", "a"])
-    assert (args.bind_host, args.bind_port, args.config_file) == ("::1", 9, ["a"])
+def test_arguments(tmp_path: Path) -> None:
+    conf_file = tmp_path / "thermik.conf"
+    conf_file.write_text("[api]\nbind_port = 9123\n")
+    conf = api.load_conf(
+        ["--bind-host", "::1", "--bind-port", "9", "--config-file", str(conf_file)]
+    )
+    assert (conf.cli_bind_host, conf.cli_bind_port, conf.config_file) == (
+        "::1",
+        9,
+        [str(conf_file)],
+    )
+    assert conf.api.bind_port == 9123
 
 
 def test_config_file_is_read(tmp_path: Path) -> None:
     conf_file = tmp_path / "thermik.conf"
-    conf_file.write_text("[api]\nbind_port = 9123\nauth_strategy = keystone\n")
-    conf = api.load_conf([str(conf_file)])
+    conf_file.write_text("[api]\nbind_port = 9123\nauth_strategy = keystone\nthreads = 3\n")
+    conf = api.load_conf(["--config-file", str(conf_file)])
     assert conf.api.bind_port == 9123
     assert conf.api.auth_strategy == "keystone"
+    assert conf.api.threads == 3
 
 
 def test_missing_config_file_is_one_line(

@@ -19,10 +19,8 @@ def test_sample_config_is_current(tmp_path: Path) -> None:
     subprocess.run(
         [
             str(generator),
-            "--namespace",
-            "thermik",
-            "--wrap-width",
-            "79",
+            "--config-file",
+            str(ROOT / "etc" / "thermik" / "oslo-config-generator.conf"),
             "--output-file",
             str(out),
         ],

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from thermik.conf.settings import Settings
+from thermik.conf.settings import ApiSettings, Settings
 from thermik.delivery import signing
 from thermik.delivery.base import DeploymentRef, ServerRef, SignalEndpoint
 from thermik.delivery.impl_builtin import BuiltinBackend, InMemoryObjectStore
@@ -197,3 +197,51 @@ def test_a_failing_signal_listener_keeps_the_signal() -> None:
     assert backend.handle(request).status == 201
     assert heard == [endpoint.locator["path"]]
     assert backend.collect_signals(endpoint) == [{}]
+
+
+def expiry(url: str) -> int:
+    return int(dict(parse_qsl(urlsplit(url).query))[signing.EXPIRES])
+
+
+def test_urls_rotate_before_they_expire_and_the_agent_follows(
+    backend: BuiltinBackend, clock: Clock
+) -> None:
+    endpoint = backend.provision(ServerRef("srv-1"))
+    url = endpoint.collector_settings["metadata_url"]
+    signal_url = backend.provision_signal(DeploymentRef("d", "srv-1", "c")).inputs[
+        "deploy_signal_id"
+    ]
+    document = {
+        "os-collect-config": {"collectors": ["request"], "request": {"metadata_url": url}},
+        "deployments": [
+            {"id": "c", "inputs": [{"name": "deploy_signal_id", "value": signal_url}]}
+        ],
+    }
+    backend.publish(endpoint, document)
+    assert json.loads(backend.handle(request(url)).body) == document
+    assert backend.refreshed(endpoint) == endpoint
+
+    clock.now += 3600 * 0.6  # past half its lifetime: still valid, no longer handed out
+    served = json.loads(backend.handle(request(url)).body)
+    fresh_url = served["os-collect-config"]["request"]["metadata_url"]
+    fresh_signal = served["deployments"][0]["inputs"][0]["value"]
+    assert fresh_url != url
+    assert fresh_signal != signal_url
+    assert min(expiry(fresh_url), expiry(fresh_signal)) > clock.now + 3600 / 2
+    assert backend.refreshed(endpoint).collector_settings["metadata_url"] == fresh_url
+    assert backend.handle(request(url)).body == backend.handle(request(url)).body
+
+    clock.now += 3600 * 0.5  # the first URL expired; the agent polls with the one it was served
+    with pytest.raises(Forbidden):
+        backend.handle(request(url))
+    assert backend.handle(request(fresh_url)).status == 200
+    assert backend.handle(request(fresh_signal, "PUT", b"{}")).status == 201
+
+
+def test_urls_name_an_ipv6_api_address_in_brackets(tmp_path: Path) -> None:
+    settings = Settings.embedded(tmp_path)
+    settings = Settings(
+        state_dir=tmp_path, database=settings.database, api=ApiSettings(bind_host="::1")
+    )
+    url = BuiltinBackend.from_settings(settings).provision(ServerRef("s"))
+    assert url.collector_settings["metadata_url"].startswith("http://[::1]:8204/delivery/v1/")
