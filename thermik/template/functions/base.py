@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from thermik.errors import FunctionError, PathElement, ThermikError
+from thermik.template.budget import Budget, Meter
 from thermik.template.context import ResolutionContext, StaticContext
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ class Scope:
 
     __slots__ = (
         "all_resources",
+        "budget",
         "conditions",
         "files",
         "mappings",
@@ -70,6 +72,7 @@ class Scope:
         mappings: Mapping[Any, Any] | None = None,
         resources: frozenset[str] = frozenset(),
         all_resources: frozenset[str] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.version = version
         #: Parameter values by name (pseudo parameters included); absent when unknown.
@@ -85,6 +88,8 @@ class Scope:
         #: Every resource name in the template, enabled or not.
         self.all_resources = resources if all_resources is None else all_resources
         self.conditions: ConditionLookup | None = None
+        #: The limits every evaluation of this template's functions runs under.
+        self.budget = Budget() if budget is None else budget
 
 
 class Function:
@@ -99,6 +104,9 @@ class Function:
 
     #: Whether this function itself needs runtime data (a resource's id or attributes).
     runtime: ClassVar[bool] = False
+    #: Whether its value exists already (a parameter, an attribute, a file): its size is
+    #: spent from the evaluation's work but not held to the limit on built values.
+    lookup: ClassVar[bool] = False
 
     def __init__(self, name: str, args: Any, path: Path) -> None:
         self.name = name
@@ -183,13 +191,20 @@ def _key(key: Any) -> PathElement:
 
 
 class Resolver:
-    """Resolves parsed data: calls functions, drops :data:`NULL` items."""
+    """Resolves parsed data: calls functions, drops :data:`NULL` items.
 
-    __slots__ = ("ctx", "scope")
+    Every call runs under the scope's budget, spent on ``meter`` (a fresh one unless an
+    evaluation spanning several resolvers shares one).
+    """
 
-    def __init__(self, scope: Scope, ctx: ResolutionContext | None = None) -> None:
+    __slots__ = ("ctx", "meter", "scope")
+
+    def __init__(
+        self, scope: Scope, ctx: ResolutionContext | None = None, meter: Meter | None = None
+    ) -> None:
         self.scope = scope
         self.ctx: ResolutionContext = StaticContext() if ctx is None else ctx
+        self.meter = Meter(scope.budget) if meter is None else meter
 
     def resolve(self, value: Any) -> Any:
         """Resolve ``value``; the result may be :data:`NULL` (the caller decides)."""
@@ -212,15 +227,25 @@ class Resolver:
         return None if result is NULL else result
 
     def call(self, fn: Function) -> Any:
-        """Evaluate one function; unexpected Python errors become errors at its place."""
+        """Evaluate one function within the budget; unexpected Python errors become errors at
+        its place."""
+        meter = self.meter
+        meter.enter(fn)
         try:
-            return fn.evaluate(self)
+            result = fn.evaluate(self)
         except ThermikError:
             raise
         except (TypeError, ValueError, LookupError, AttributeError, ArithmeticError) as exc:
             raise fn.error(f'"{fn.name}": {exc}') from None
         except RecursionError:
             raise fn.error(f'"{fn.name}": value is nested too deeply') from None
+        finally:
+            meter.leave()
+        if fn.lookup:
+            meter.looked_up(fn, result)
+        else:
+            meter.produced(fn, result)
+        return result
 
 
 def contains_runtime(value: Any) -> bool:

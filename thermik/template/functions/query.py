@@ -10,6 +10,7 @@ import collections.abc  # noqa: F401 - yaql 3 uses collections.abc without impor
 import functools
 from typing import Any
 
+from thermik.template.budget import size_of
 from thermik.template.functions.base import Function, Resolver
 
 LIMIT_ITERATORS = 200
@@ -89,4 +90,7 @@ class Yaql(Function):
             result = statement.evaluate({"data": data}, _root_context().create_child_context())
         except Exception as exc:
             raise self.error(f"yaql evaluation failed: {type(exc).__name__}: {exc}") from None
+        # yaql's quota weighs each value alone, so shared lists may nest into a huge tree:
+        # measured before it is copied.
+        r.meter.bound(self, size_of(result, r.meter.budget.max_value_size))
         return _jsonable(result)
