@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from heatclient import client as heat_client
@@ -37,13 +38,17 @@ SLOW: dict[str, object] = {
 
 
 class ApiProcess:
-    """``thermik-api --bind-port 0`` on a config file; its log lines as they come."""
+    """``thermik-api --bind-port 0`` on a config file; its log lines as they come.
 
-    def __init__(self, config: Path) -> None:
+    ``popen`` options go to :class:`subprocess.Popen` (e.g. a ``preexec_fn`` capping memory).
+    """
+
+    def __init__(self, config: Path, **popen: Any) -> None:
         self.process = subprocess.Popen(
             [str(THERMIK_API), "--config-file", str(config), "--bind-port", "0"],
             stderr=subprocess.PIPE,
             text=True,
+            **popen,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.log: list[str] = []
