@@ -103,10 +103,14 @@ def size_of(value: Any, limit: int) -> int:
 class Meter:
     """What one evaluation has spent of its :class:`Budget`; raises once it is exceeded."""
 
-    __slots__ = ("budget", "depth", "spent")
+    __slots__ = ("budget", "depth", "max_depth", "max_value_size", "max_work", "spent")
 
     def __init__(self, budget: Budget | None = None) -> None:
         self.budget = Budget() if budget is None else budget
+        # Copied out of the budget: read on every function call.
+        self.max_depth = self.budget.max_depth
+        self.max_value_size = self.budget.max_value_size
+        self.max_work = self.budget.max_work
         #: Function calls currently being evaluated, one inside the other.
         self.depth = 0
         #: Units spent so far.
@@ -114,11 +118,10 @@ class Meter:
 
     def enter(self, fn: Function) -> None:
         """``fn`` starts evaluating inside the calls already running."""
-        if self.depth >= self.budget.max_depth:
+        if self.depth >= self.max_depth:
             raise _exceeded(
                 fn,
-                f"functions are nested more than {self.budget.max_depth} deep "
-                "(max_function_depth)",
+                f"functions are nested more than {self.max_depth} deep (max_function_depth)",
             )
         self.depth += 1
 
@@ -129,19 +132,19 @@ class Meter:
     def charge(self, fn: Function, units: int) -> None:
         """Spend ``units`` of work on behalf of ``fn``."""
         self.spent += units
-        if self.spent > self.budget.max_work:
+        if self.spent > self.max_work:
             raise _exceeded(
                 fn,
-                f"evaluating the template's functions takes more than {self.budget.max_work} "
+                f"evaluating the template's functions takes more than {self.max_work} "
                 "units of work (max_function_work)",
             )
 
     def bound(self, fn: Function, size: int) -> None:
         """Refuse a value of about ``size`` bytes that ``fn`` is about to build."""
-        if size > self.budget.max_value_size:
+        if size > self.max_value_size:
             raise _exceeded(
                 fn,
-                f"would produce a value larger than {self.budget.max_value_size} bytes "
+                f"would produce a value larger than {self.max_value_size} bytes "
                 "(max_function_value_size)",
             )
 
@@ -149,21 +152,20 @@ class Meter:
         """The size of ``value``, counted up to just past the value limit."""
         if type(value) is str:
             return len(value) + 2
-        return size_of(value, self.budget.max_value_size)
+        return size_of(value, self.max_value_size)
 
-    def produced(self, fn: Function, value: Any) -> None:
-        """``fn`` built ``value``: check its size and spend it."""
-        size = self.measure(value)
-        self.bound(fn, size)
-        self.charge(fn, size)
-
-    def looked_up(self, fn: Function, value: Any) -> None:
-        """``fn`` returned ``value`` that exists already (a parameter, an attribute, a file):
-        any size is allowed, but every use of it is spent."""
+    def returned(self, fn: Function, value: Any) -> None:
+        """``fn`` returned ``value``: spend its size, and refuse it if ``fn`` built it and it
+        is too large. A value that exists already (``fn.lookup``: a parameter, an attribute,
+        a file) may have any size, but every use of it is spent."""
         if type(value) is str:
             size = len(value) + 2
+        elif fn.lookup:
+            size = size_of(value, self.max_work - self.spent)
         else:
-            size = size_of(value, self.budget.max_work - self.spent)
+            size = size_of(value, self.max_value_size)
+        if size > self.max_value_size and not fn.lookup:
+            self.bound(fn, size)
         self.charge(fn, size)
 
 

@@ -230,7 +230,10 @@ class Resolver:
         """Evaluate one function within the budget; unexpected Python errors become errors at
         its place."""
         meter = self.meter
-        meter.enter(fn)
+        # The meter's methods, inlined for the common case: this runs for every call.
+        if meter.depth >= meter.max_depth:
+            meter.enter(fn)
+        meter.depth += 1
         try:
             result = fn.evaluate(self)
         except ThermikError:
@@ -240,11 +243,13 @@ class Resolver:
         except RecursionError:
             raise fn.error(f'"{fn.name}": value is nested too deeply') from None
         finally:
-            meter.leave()
-        if fn.lookup:
-            meter.looked_up(fn, result)
+            meter.depth -= 1
+        if type(result) is str and len(result) < meter.max_value_size:
+            meter.spent += len(result) + 2
+            if meter.spent > meter.max_work:
+                meter.charge(fn, 0)
         else:
-            meter.produced(fn, result)
+            meter.returned(fn, result)
         return result
 
 
