@@ -8,16 +8,23 @@ test instead of exhausting the machine.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.support import TEMPLATE
+from tests.e2e.support import DEADLINE, TEMPLATE, TENANT
+from tests.loopback import serve
 from tests.memory_cap import address_space_capped
+from thermik.api.app import make_app
+from thermik.conf.settings import ApiSettings, LimitSettings, Settings
+from thermik.service import build_orchestration_service
 
 BOMB_PATH = "resources.foo.properties.value.list_join"
 
@@ -83,3 +90,59 @@ def test_an_update_to_the_bomb_is_refused_and_the_stack_kept(endpoint: str, capp
 def test_a_template_within_the_budget_still_validates(endpoint: str, capped: None) -> None:
     status, answer = call("POST", f"{endpoint}/validate", {"template": bomb(depth=4)})
     assert status == 200, answer
+
+
+def doubled(what: Any) -> Any:
+    return {"str_replace": {"template": "%a%%a%", "params": {"%a%": what}}}
+
+
+#: Within the default budget; over a value limit of 100 bytes only once ``first`` exists.
+RUNTIME = {
+    "heat_template_version": "2018-08-31",
+    "resources": {
+        "first": {"type": "OS::Heat::TestResource", "properties": {"value": "y" * 60}},
+        "second": {
+            "type": "OS::Heat::TestResource",
+            "properties": {"value": doubled({"get_attr": ["first", "output"]})},
+        },
+    },
+    "outputs": {"twice": {"value": doubled({"get_attr": ["first", "output"]})}},
+}
+
+
+def test_the_configured_budget_fails_a_resource_and_an_output_at_run_time(
+    tmp_path: Path,
+) -> None:
+    limits = LimitSettings(max_function_value_size=100)
+    settings = dataclasses.replace(Settings.embedded(tmp_path / "state"), limits=limits)
+    service = build_orchestration_service(settings)
+    try:
+        with serve(make_app(service, ApiSettings(), limits=limits)) as root:
+            endpoint = f"{root}/v1/{TENANT}"
+            status, created = call(
+                "POST", f"{endpoint}/stacks", {"stack_name": "r", "template": RUNTIME}
+            )
+            assert status == 201, created
+            stack = f"{endpoint}/stacks/r/{created['stack']['id']}"
+            shown = settled(stack)
+            assert shown["stack_status"] == "CREATE_FAILED", shown
+            status, second = call("GET", f"{stack}/resources/second")
+            reason = second["resource"]["resource_status_reason"]
+            assert "resources.second.properties.value.str_replace" in reason, reason
+            assert "max_function_value_size" in reason
+            output = {o["output_key"]: o for o in shown["outputs"]}["twice"]
+            assert "outputs.twice.value.str_replace" in output["output_error"], output
+    finally:
+        service.close()
+
+
+def settled(stack: str) -> Any:
+    start = time.monotonic()
+    while time.monotonic() - start < DEADLINE:
+        status, shown = call("GET", stack)
+        assert status == 200, shown
+        if shown["stack"]["stack_status"].endswith("IN_PROGRESS"):
+            time.sleep(0.05)
+            continue
+        return shown["stack"]
+    raise AssertionError(f"{stack} did not settle")

@@ -271,7 +271,7 @@ class NestedStacks:
         raw = self.store.get_raw_template(stack.raw_template_id)
         if not _writes_update_policy(raw.template, ctx.resource_name):
             return {}  # most resources: no need to build the stack's definition
-        definition = stack_definition(self.store, stack, raw)
+        definition = stack_definition(self.store, stack, raw, self.limits.function_budget())
         if ctx.resource_name not in definition.resources:
             return {}
         resolution = StoredResolution(self.store, stack.id)
