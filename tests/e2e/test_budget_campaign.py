@@ -1,8 +1,9 @@
 """A hypothesis campaign of amplifying templates against ``thermik-api`` in a subprocess.
 
-Each example nests ``list_join``, ``str_replace``, ``repeat``, ``map_replace``,
-``list_concat``, ``str_split`` and ``yaql`` over parameters and sends the template to
-validate, preview and create (then shows the created stack, which resolves its outputs).
+Each example gives up to 12 resources and an output a value that nests ``list_join``,
+``str_replace``, ``repeat``, ``map_replace``, ``list_concat``, ``str_split`` and ``yaql`` over
+parameters, and sends the template to validate, preview and create (then shows the created
+stack, which resolves its outputs).
 Whatever the template, the server never answers 5xx, a refusal is a 400 naming a function,
 and its peak resident memory (``VmHWM``) stays under 500 MiB. The server runs under an
 address-space cap so that a regression cannot exhaust the machine.
@@ -89,13 +90,34 @@ def _extend(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 EXPRESSIONS = st.recursive(LEAVES, _extend, max_leaves=40)
 
 
-def template(value: Any) -> dict[str, Any]:
+def template(value: Any, copies: int = 1) -> dict[str, Any]:
+    """``copies`` resources and an output holding ``value``."""
+    resources = {
+        f"r{n}": {"type": "OS::Heat::None", "properties": {"bar": value}} for n in range(copies)
+    }
     return {
         "heat_template_version": "2018-08-31",
         "parameters": PARAMETERS,
-        "resources": {"foo": {"type": "OS::Heat::None", "properties": {"bar": value}}},
+        "resources": resources,
         "outputs": {"out": {"value": value}},
     }
+
+
+#: About 470 KB, just within the value limit: 12 copies make every answer and row large.
+NEAR_LIMIT: dict[str, Any] = {
+    "list_join": [
+        "",
+        [
+            {
+                "str_replace": {
+                    "template": {"get_param": "word"},
+                    "params": {"%k%": {"list_join": ["", {"get_param": "words"}]}},
+                }
+            }
+        ]
+        * 6,
+    ]
+}
 
 
 def _cap_address_space() -> None:
@@ -143,20 +165,26 @@ NAMES = (f"c{n}" for n in itertools.count())
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(value=EXPRESSIONS)
-@example(value=bomb()["resources"]["foo"]["properties"]["value"])
+@given(value=EXPRESSIONS, copies=st.integers(min_value=1, max_value=12))
+@example(value=bomb()["resources"]["foo"]["properties"]["value"], copies=3)
+@example(value=NEAR_LIMIT, copies=12)
 @example(
     value={
         "repeat": {
             "template": {"get_param": "word"},
             "for_each": {"%k%": {"get_param": "words"}, "ab": {"get_param": "words"}},
         }
-    }
+    },
+    copies=12,
 )
-@example(value={"yaql": {"expression": DOUBLING[0], "data": {"s": {"get_param": "word"}}}})
-def test_amplifying_templates_keep_the_server_small(server: ApiProcess, value: Any) -> None:
+@example(
+    value={"yaql": {"expression": DOUBLING[0], "data": {"s": {"get_param": "word"}}}}, copies=2
+)
+def test_amplifying_templates_keep_the_server_small(
+    server: ApiProcess, value: Any, copies: int
+) -> None:
     tenant = f"{server.root}/v1/campaign"
-    body = {"stack_name": next(NAMES), "template": template(value)}
+    body = {"stack_name": next(NAMES), "template": template(value, copies)}
     for route in ("validate", "stacks/preview"):
         check(*call("POST", f"{tenant}/{route}", body), route)
     status, created = call("POST", f"{tenant}/stacks", body)
