@@ -4,7 +4,9 @@ A template snippet is *parsed* once into plain data with :class:`Function` nodes
 one-key mapping names a function of the template's version (``{get_param: x}``), and
 *resolved* as often as needed, with a :class:`Scope` (what the template itself knows:
 parameters, files, mappings, conditions) and a
-:class:`~thermik.template.context.ResolutionContext` (what only the engine knows).
+:class:`~thermik.template.context.ResolutionContext` (what only the engine knows), spending
+the scope's :class:`~thermik.template.budget.Budget` on a
+:class:`~thermik.template.budget.Meter`.
 
 Some functions are decided while parsing: ``if`` picks its branch from the (static)
 conditions, so only that branch is parsed, as in Heat. The 2021-04-16 ``if`` without a
@@ -244,7 +246,7 @@ class Resolver:
             raise fn.error(f'"{fn.name}": value is nested too deeply') from None
         finally:
             meter.depth -= 1
-        if type(result) is str and len(result) < meter.max_value_size:
+        if type(result) is str and len(result) + 2 <= meter.max_value_size:
             meter.spent += len(result) + 2
             if meter.spent > meter.max_work:
                 meter.charge(fn, 0)

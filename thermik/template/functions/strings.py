@@ -182,7 +182,7 @@ class Join(Function):
         """Refuse a joined text too large before building it (lists and maps among the items
         count as their JSON would)."""
         meter.charge(self, len(items))
-        limit = meter.budget.max_value_size
+        limit = meter.max_value_size
         size = len(delim) * max(len(items) - 1, 0)
         for item in items:
             if size > limit:
