@@ -202,6 +202,7 @@ def start_engine(
             software=deployments,
             nested=nested,
             resume=False,
+            budget=settings.limits.function_budget(),
         )
     except BaseException:
         if deployments is not None:

@@ -9,19 +9,24 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 THERMIK_API = Path(sys.executable).with_name("thermik-api")
 SERVING = re.compile(r"Serving the Heat v1 API on (http://\S+)/v1")
 
 
 class ApiProcess:
-    """``thermik-api --bind-port 0`` on a config file; its log lines as they come."""
+    """``thermik-api --bind-port 0`` on a config file; its log lines as they come.
 
-    def __init__(self, config: Path, *args: str) -> None:
+    ``popen`` options go to :class:`subprocess.Popen` (e.g. a ``preexec_fn`` capping memory).
+    """
+
+    def __init__(self, config: Path, *args: str, **popen: Any) -> None:
         self.process = subprocess.Popen(
             [str(THERMIK_API), "--config-file", str(config), "--bind-port", "0", *args],
             stderr=subprocess.PIPE,
             text=True,
+            **popen,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.log: list[str] = []

@@ -13,6 +13,7 @@ from thermik.errors import FunctionError, NotFound
 from thermik.persistence.store import Store
 from thermik.persistence.values import RawTemplate, Stack
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
+from thermik.template.budget import Budget
 from thermik.template.context import ResolutionContext
 
 #: The parent stack's id, its definition and the parent resource's name.
@@ -36,10 +37,10 @@ def parent_definition(store: Store, stack_id: str) -> Parent | None:
 
 
 def stack_definition(
-    store: Store, stack: Stack, raw: RawTemplate | None = None
+    store: Store, stack: Stack, raw: RawTemplate | None = None, budget: Budget | None = None
 ) -> StackDefinition:
-    """The definition of ``stack``'s current template (functions unresolved); ``raw`` is that
-    template when the caller read it already."""
+    """The definition of ``stack``'s current template (functions unresolved, evaluated under
+    ``budget``); ``raw`` is that template when the caller read it already."""
     if raw is None:
         raw = store.get_raw_template(stack.raw_template_id)
     return build_stack(
@@ -48,6 +49,7 @@ def stack_definition(
         None,
         Identity(stack_name=stack.name, stack_id=stack.id, project_id=stack.tenant),
         strict=False,
+        budget=budget,
     )
 
 

@@ -180,7 +180,8 @@ def retained(services: Services, plan: TraversalPlan, row: Resource) -> bool:
         return found is not None and found.deletion_policy == RETAIN
     try:
         names = services.retention.retained(
-            template_id, lambda: read_retained(services.store, template_id, plan.stack)
+            template_id,
+            lambda: read_retained(services.store, template_id, plan.stack, services.budget),
         )
     except ThermikError:
         return False

@@ -23,6 +23,7 @@ from thermik.resources.plugin import ResourcePlugin
 from thermik.resources.registry import Registry
 from thermik.resources.template_resource import TemplateResource
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
+from thermik.template.budget import Budget
 from thermik.template.functions.base import Function
 from thermik.template.functions.references import GetAtt, GetAttThenSelect
 from thermik.template.loader import load_document
@@ -32,9 +33,14 @@ EVERY_ATTRIBUTE: frozenset[str] | None = None
 
 
 def load_definition(
-    store: Store, template_id: int, identity: StackIdentity, registry: Registry
+    store: Store,
+    template_id: int,
+    identity: StackIdentity,
+    registry: Registry,
+    budget: Budget | None = None,
 ) -> StackDefinition:
-    """Build the stack definition of a stored template (already validated by the service)."""
+    """Build the stack definition of a stored template (already validated by the service);
+    its functions are evaluated under ``budget``."""
     raw = store.get_raw_template(template_id)
     return build_stack(
         Template.from_document(raw.template, raw.files),
@@ -42,6 +48,7 @@ def load_definition(
         {},
         Identity(stack_name=identity.name, stack_id=identity.id, project_id=identity.tenant),
         known_types=registry.__contains__,
+        budget=budget,
     )
 
 

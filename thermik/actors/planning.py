@@ -52,7 +52,9 @@ def identity_of(stack: Stack) -> StackIdentity:
 
 def definition_of(services: Services, stack: Stack, template_id: int) -> StackDefinition:
     """The definition of ``template_id`` for ``stack``."""
-    return load_definition(services.store, template_id, identity_of(stack), services.registry)
+    return load_definition(
+        services.store, template_id, identity_of(stack), services.registry, services.budget
+    )
 
 
 def _own_replacements(rows: Sequence[Resource], stack: Stack) -> dict[VersionId, VersionId]:

@@ -14,19 +14,24 @@ from thermik.actors.recent import RecentTemplates
 from thermik.persistence.store import Store
 from thermik.resources.context import StackIdentity
 from thermik.template import Environment, Identity, StackDefinition, Template, deletion_policies
+from thermik.template.budget import Budget
 
 #: How many templates' answers an engine keeps (each is a set of names, usually empty).
 REMEMBERED = 1024
 RETAIN = "Retain"
 
 
-def read_retained(store: Store, template_id: int, identity: StackIdentity) -> frozenset[str]:
-    """The names a stored template retains, read without building its definition."""
+def read_retained(
+    store: Store, template_id: int, identity: StackIdentity, budget: Budget | None = None
+) -> frozenset[str]:
+    """The names a stored template retains, read without building its definition (its
+    deletion policies evaluated under ``budget``)."""
     raw = store.get_raw_template(template_id)
     policies = deletion_policies(
         Template.from_document(raw.template, raw.files),
         Environment.from_dict(raw.environment),
         Identity(stack_name=identity.name, stack_id=identity.id, project_id=identity.tenant),
+        budget,
     )
     return _retained(policies)
 

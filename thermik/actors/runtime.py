@@ -48,6 +48,7 @@ from thermik.persistence.values import NewStack, Stack
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
+from thermik.template.budget import Budget
 
 __all__ = ["ConvergeRequest", "EngineRuntime"]
 
@@ -86,6 +87,7 @@ class EngineRuntime:
         software: SoftwareDeploymentServices | None = None,
         nested: NestedStackServices | None = None,
         resume: bool = True,
+        budget: Budget | None = None,
     ) -> EngineRuntime:
         """Start an engine on ``store``; it resumes stacks left behind by dead engines.
 
@@ -105,6 +107,9 @@ class EngineRuntime:
             resume: resume interrupted stacks now; ``False`` leaves it to the caller (who
                 first attaches services that need the runtime, then calls
                 :meth:`resume_incomplete`).
+            budget: what evaluating a template's functions may build (the composition root
+                derives it from the limits; :class:`~thermik.template.budget.Budget`'s
+                defaults if ``None``).
         """
         pace_collector()
         cpus = engine_cpus(settings.cpu_affinity)
@@ -119,6 +124,7 @@ class EngineRuntime:
             seed=seed,
             software=software,
             nested=nested,
+            budget=Budget() if budget is None else budget,
         )
         # A traversal runs up to max_concurrent_resources resource actors beside its stack
         # actor: their threads are started now rather than by the first big stack.

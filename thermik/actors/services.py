@@ -21,6 +21,7 @@ from thermik.persistence.store import Store
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
+from thermik.template.budget import Budget
 
 #: An engine whose heartbeat is older than this many intervals is presumed dead.
 MISSED_HEARTBEATS = 3
@@ -44,6 +45,7 @@ class Services:
         settled: told the id of a stack whose actor retired (its traversal is over).
         software: the software deployment services plugins get as ``ctx.software``.
         nested: the nested-stack services plugins get as ``ctx.nested``.
+        budget: what evaluating a template's functions may build.
         retention: which names each stored template retains on delete.
         plain: which stored templates map no resource type (see
             :mod:`~thermik.actors.template_types`).
@@ -63,6 +65,7 @@ class Services:
     settled: Callable[[str], None] = lambda stack_id: None
     software: SoftwareDeploymentServices | None = None
     nested: NestedStackServices | None = None
+    budget: Budget = dataclasses.field(default_factory=Budget)
     #: Which names each stored template retains on delete.
     retention: Retention = dataclasses.field(default_factory=Retention)
     plain: PlainTemplates = dataclasses.field(default_factory=PlainTemplates)

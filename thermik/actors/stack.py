@@ -205,7 +205,7 @@ class StackActor(PooledActor):
         record = creation.record_of(message)
         identity = StackIdentity(self.stack_id, new.name, new.tenant)
         definition = load_definition(
-            self.store, new.raw_template_id, identity, self.services.registry
+            self.store, new.raw_template_id, identity, self.services.registry, self.services.budget
         )
         lease = NewLease(self.services.engine_id, self._lease_seconds)
         row = creation.started_row(message, record, str(uuid.uuid4()), lease)

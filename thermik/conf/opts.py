@@ -24,6 +24,27 @@ DEFAULT_OPTS: list[cfg.Opt] = [
         help="Maximum size in bytes of a template or environment document.",
     ),
     cfg.IntOpt(
+        "max_function_value_size",
+        min=1,
+        help="Largest value (about its JSON size in bytes) an intrinsic function may build "
+        "or return, e.g. a list_join, repeat or str_replace result. Defaults to "
+        "max_template_size.",
+    ),
+    cfg.IntOpt(
+        "max_function_depth",
+        default=32,
+        min=1,
+        help="Deepest nesting of intrinsic function calls in one value.",
+    ),
+    cfg.IntOpt(
+        "max_function_work",
+        min=1,
+        help="Work one evaluation of a template's functions may do (a resource's "
+        "properties, an output, a whole validation): the sizes of the values functions "
+        "return plus the characters and items they scan. Defaults to 32 times "
+        "max_function_value_size.",
+    ),
+    cfg.IntOpt(
         "max_nested_stack_depth",
         default=5,
         min=1,

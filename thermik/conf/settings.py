@@ -14,6 +14,7 @@ from typing import Any
 from oslo_config import cfg
 
 from thermik.conf import opts
+from thermik.template.budget import DEFAULT_MAX_DEPTH, Budget
 
 
 def default_state_dir() -> Path:
@@ -41,6 +42,18 @@ class LimitSettings:
     max_resources_per_stack: int = 1000
     max_json_body_size: int = 1048576
     max_events_per_stack: int = 1000
+    #: Largest value a template function may build; ``None``: ``max_template_size``.
+    max_function_value_size: int | None = None
+    max_function_depth: int = DEFAULT_MAX_DEPTH
+    #: Work of one evaluation; ``None``: 32 times the value limit.
+    max_function_work: int | None = None
+
+    def function_budget(self) -> Budget:
+        """The budget every evaluation of template functions runs under."""
+        size = self.max_function_value_size or self.max_template_size
+        return Budget.scaled(
+            size, max_depth=self.max_function_depth, max_work=self.max_function_work
+        )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, RawTemplate, Stack
 from thermik.resources import Registry
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
+from thermik.template.budget import Budget
 
 
 class Runtime(Protocol):
@@ -155,15 +156,18 @@ class Base:
     def stored_definition(self, stack: Stack) -> tuple[RawTemplate, StackDefinition]:
         """The stack's stored template and its definition (validated when it was stored)."""
         raw = self.store.get_raw_template(stack.raw_template_id)
-        return raw, definition_of(raw, stack)
+        return raw, definition_of(raw, stack, self.limits.function_budget())
 
 
-def definition_of(raw: RawTemplate, stack: Stack) -> StackDefinition:
-    """The definition of a stored template for ``stack``.
+def definition_of(raw: RawTemplate, stack: Stack, budget: Budget | None = None) -> StackDefinition:
+    """The definition of a stored template for ``stack``, its functions evaluated under
+    ``budget``.
 
     Built leniently: the template was fully validated when it was stored, and showing a stack
     must not fail because, say, a parameter constraint became stricter since.
     """
     template = Template.from_document(raw.template, raw.files)
     environment = Environment.from_dict(raw.environment)
-    return build_stack(template, environment, None, definition_identity(stack), strict=False)
+    return build_stack(
+        template, environment, None, definition_identity(stack), strict=False, budget=budget
+    )

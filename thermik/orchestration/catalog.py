@@ -104,7 +104,13 @@ class CatalogOperations(Base):
         result = validate_template(template, environment, known_types=known)
         identity = Identity(stack_name=VALIDATE_STACK_NAME, project_id=ctx.tenant)
         definition = build_stack(
-            template, environment, None, identity, known_types=known, strict=False
+            template,
+            environment,
+            None,
+            identity,
+            known_types=known,
+            strict=False,
+            budget=self.limits.function_budget(),
         )
         check_resources(definition, self.registry, self.limits, lenient=True)
         return ValidationView(

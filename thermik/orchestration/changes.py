@@ -122,6 +122,8 @@ class _Planner:
         self.identity: StackIdentity = identity_of(stack)
         self.resolution = StoredResolution(store, stack.id)
         self.required_by = definition.required_by()
+        #: One budget for every resource the preview shows.
+        self.meter = definition.meter()
 
     def kind(self, resource: ResourceDefinition, stored: Resource) -> str:
         """``replaced``, ``updated`` or ``unchanged``."""
@@ -157,7 +159,7 @@ class _Planner:
 
     def added(self, name: str) -> ResourceView:
         resource = self.definition.resources[name]
-        properties = without_runtime(static_properties(self.definition, name))
+        properties = without_runtime(static_properties(self.definition, name, meter=self.meter))
         return planned_resource_view(
             name,
             resource.type,

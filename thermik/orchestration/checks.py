@@ -29,6 +29,7 @@ from thermik.template import (
     build_stack,
     is_unresolved,
 )
+from thermik.template.budget import Meter
 
 
 class _Unknown:
@@ -47,38 +48,46 @@ def unresolved(value: Any) -> bool:
     return value is UNKNOWN or is_unresolved(value)
 
 
-def static_value(definition: StackDefinition, value: Any, *, lenient: bool = False) -> Any:
+def static_value(
+    definition: StackDefinition, value: Any, *, lenient: bool = False, meter: Meter | None = None
+) -> Any:
     """Resolve every part of ``value`` that needs no runtime data; keep the parts that do.
 
     Runtime parts stay parsed functions (``is_unresolved`` recognises them). With
     ``lenient``, a part that fails to resolve (a parameter without a value while validating
-    a template) becomes :data:`UNKNOWN` instead of an error.
+    a template) becomes :data:`UNKNOWN` instead of an error, unless it failed for exceeding
+    the budget. Every part spends ``meter`` (one for the whole value if ``None``).
     """
+    meter = definition.meter() if meter is None else meter
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
         for key, item in value.items():
             if is_unresolved(item):
-                out[key] = static_value(definition, item, lenient=lenient)
+                out[key] = static_value(definition, item, lenient=lenient, meter=meter)
             else:
                 # Resolving the one-entry map drops the entry when an ``if`` removes it.
-                out.update(_resolve(definition, {key: item}, lenient, {key: UNKNOWN}))
+                out.update(_resolve(definition, {key: item}, lenient, {key: UNKNOWN}, meter))
         return out
     if isinstance(value, list):
         items: list[Any] = []
         for item in value:
             if is_unresolved(item):
-                items.append(static_value(definition, item, lenient=lenient))
+                items.append(static_value(definition, item, lenient=lenient, meter=meter))
             else:
-                items.extend(_resolve(definition, [item], lenient, [UNKNOWN]))
+                items.extend(_resolve(definition, [item], lenient, [UNKNOWN], meter))
         return items
     if is_unresolved(value):
         return value
-    return _resolve(definition, value, lenient, UNKNOWN)
+    return _resolve(definition, value, lenient, UNKNOWN, meter)
 
 
-def _resolve(definition: StackDefinition, value: Any, lenient: bool, unknown: Any) -> Any:
+def _resolve(
+    definition: StackDefinition, value: Any, lenient: bool, unknown: Any, meter: Meter
+) -> Any:
     try:
-        return definition.resolve(value)
+        return definition.resolve(value, meter=meter)
+    except TemplateTooLarge:
+        raise
     except ThermikError:
         if lenient:
             return unknown
@@ -95,13 +104,13 @@ def without_runtime(value: Any) -> Any:
 
 
 def static_properties(
-    definition: StackDefinition, name: str, *, lenient: bool = False
+    definition: StackDefinition, name: str, *, lenient: bool = False, meter: Meter | None = None
 ) -> dict[str, Any] | Any:
-    """Resource ``name``'s properties with everything static resolved."""
+    """Resource ``name``'s properties with everything static resolved (spending ``meter``)."""
     raw = definition.resources[name].properties
     if raw is None:
         return {}
-    return static_value(definition, raw, lenient=lenient)
+    return static_value(definition, raw, lenient=lenient, meter=meter)
 
 
 def check_resources(
@@ -112,8 +121,9 @@ def check_resources(
     lenient: bool = False,
     custom_constraints: Mapping[str, CustomValidator] | None = None,
 ) -> None:
-    """Check every resource of ``definition`` (and of the nested stacks it defines)."""
-    checker = _Checker(registry, limits, lenient, custom_constraints)
+    """Check every resource of ``definition`` (and of the nested stacks it defines), every
+    static evaluation of their functions spending one budget."""
+    checker = _Checker(registry, limits, lenient, custom_constraints, definition.meter())
     total = checker.stack(definition, depth=0)
     if total > limits.max_resources_per_stack:
         raise TemplateTooLarge(
@@ -131,11 +141,13 @@ class _Checker:
         limits: LimitSettings,
         lenient: bool,
         custom: Mapping[str, CustomValidator] | None,
+        meter: Meter,
     ) -> None:
         self.registry = registry
         self.limits = limits
         self.lenient = lenient
         self.custom = custom
+        self.meter = meter
 
     def stack(self, definition: StackDefinition, depth: int) -> int:
         """Check a stack's resources; how many resources the tree holds."""
@@ -158,7 +170,7 @@ class _Checker:
         """Check a plugin resource; how many resources the child of a group type holds."""
         name = resource.name
         plugin = self.registry.get(resource.resolved.implementation, resource=name)
-        values = static_properties(definition, name, lenient=self.lenient)
+        values = static_properties(definition, name, lenient=self.lenient, meter=self.meter)
         props = self.properties(plugin, values, ("resources", name, "properties"))
         self.update_policy(definition, plugin, resource)
         try:
@@ -184,7 +196,9 @@ class _Checker:
         ignore it)."""
         if not plugin.update_policy_schema or resource.update_policy is None:
             return
-        values = static_value(definition, resource.update_policy, lenient=self.lenient)
+        values = static_value(
+            definition, resource.update_policy, lenient=self.lenient, meter=self.meter
+        )
         if unresolved(values):
             return
         validate_properties(
@@ -247,7 +261,7 @@ class _Checker:
         """Check a template resource as the nested stack it becomes; its resource count."""
         name = resource.name
         assert resource.resolved.template is not None
-        values = static_properties(definition, name, lenient=True)
+        values = static_properties(definition, name, lenient=True, meter=self.meter)
         where = (("resources", name, "properties"), ("resources", name))
         return self.child_stack(definition, name, resource.resolved.template, values, depth, where)
 
@@ -289,8 +303,9 @@ class _Checker:
                 Identity(stack_name=f"{definition.identity.stack_name}-{name}"),
                 known_types=self.registry.__contains__,
                 strict=False,
+                budget=self.limits.function_budget(),
             )
-            nested_checker = _Checker(self.registry, self.limits, True, self.custom)
+            nested_checker = _Checker(self.registry, self.limits, True, self.custom, self.meter)
             return nested_checker.stack(nested, depth + 1)
         except ThermikError as exc:
             raise exc.at(*resource_path) from None

@@ -39,7 +39,7 @@ from thermik.resources.nested_services import (
     NestedState,
     NestedTemplate,
 )
-from thermik.template import Environment, Identity, Template
+from thermik.template import Environment, Identity, StackDefinition, Template
 from thermik.template.registry import ResolvedType
 
 #: Minutes a stack that sets no timeout has (the ``default_stack_timeout`` default).
@@ -200,6 +200,10 @@ class NestedStacks:
 
     # -- reading ------------------------------------------------------------------------------
 
+    def _definition(self, child: Stack) -> StackDefinition:
+        raw = self.store.get_raw_template(child.raw_template_id)
+        return definition_of(raw, child, self.limits.function_budget())
+
     def state(self, ctx: ResourceContext, stack_id: str) -> NestedState:
         """See :meth:`NestedStackServices.state`."""
         child = self.store.get_stack(stack_id, show_deleted=True)
@@ -208,14 +212,14 @@ class NestedStacks:
     def outputs(self, ctx: ResourceContext, stack_id: str) -> Mapping[str, Any]:
         """See :meth:`NestedStackServices.outputs`."""
         child = self.store.get_stack(stack_id, show_deleted=True)
-        definition = definition_of(self.store.get_raw_template(child.raw_template_id), child)
+        definition = self._definition(child)
         results = definition.resolve_outputs(StoredResolution(self.store, child.id))
         return {name: r.value for name, r in results.items() if r.error is None}
 
     def resource_names(self, ctx: ResourceContext, stack_id: str) -> Sequence[str]:
         """See :meth:`NestedStackServices.resource_names`."""
         child = self.store.get_stack(stack_id, show_deleted=True)
-        definition = definition_of(self.store.get_raw_template(child.raw_template_id), child)
+        definition = self._definition(child)
         return list(definition.resources)
 
     def resource_reference(self, ctx: ResourceContext, stack_id: str, name: str) -> Any:
@@ -267,7 +271,7 @@ class NestedStacks:
         raw = self.store.get_raw_template(stack.raw_template_id)
         if not _writes_update_policy(raw.template, ctx.resource_name):
             return {}  # most resources: no need to build the stack's definition
-        definition = stack_definition(self.store, stack, raw)
+        definition = stack_definition(self.store, stack, raw, self.limits.function_budget())
         if ctx.resource_name not in definition.resources:
             return {}
         resolution = StoredResolution(self.store, stack.id)

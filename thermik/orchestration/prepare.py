@@ -139,7 +139,12 @@ def prepare(
 ) -> Prepared:
     """Build and fully check a stack definition, as Heat does before storing anything."""
     definition = build_stack(
-        template, environment, None, identity, known_types=registry.__contains__
+        template,
+        environment,
+        None,
+        identity,
+        known_types=registry.__contains__,
+        budget=limits.function_budget(),
     )
     check_resources(definition, registry, limits)
     return Prepared(

@@ -267,9 +267,10 @@ def _new_stack(
 def _preview_resources(definition: StackDefinition, stack: StackIdentity) -> list[Any]:
     required_by = definition.required_by()
     views = []
+    meter = definition.meter()
     for name in definition.creation_order():
         resource = definition.resources[name]
-        properties = without_runtime(static_properties(definition, name))
+        properties = without_runtime(static_properties(definition, name, meter=meter))
         views.append(
             planned_resource_view(
                 name,

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from thermik.errors import TemplateError, ThermikError
+from thermik.template.budget import Budget
 from thermik.template.conditions import Conditions
 from thermik.template.constraints import CustomValidator
 from thermik.template.context import Identity
@@ -40,6 +41,7 @@ class StackBuilder:
         custom_constraints: Mapping[str, CustomValidator] | None,
         known_types: KnownTypes | None,
         strict: bool,
+        budget: Budget | None = None,
     ) -> None:
         self.template = template
         self.version = template.version
@@ -70,6 +72,7 @@ class StackBuilder:
             files=template.files,
             mappings=template.mappings(),
             all_resources=frozenset(self.raw_resources),
+            budget=budget,
         )
         self.scope.conditions = Conditions(template, self.scope)
         self.parser = Parser(self.scope)

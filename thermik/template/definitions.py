@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from thermik.errors import FunctionError, TemplateTooLarge, ThermikError
+from thermik.template.budget import Budget, Meter
 from thermik.template.constraints import CustomValidator
 from thermik.template.context import Identity, ResolutionContext
 from thermik.template.environment import Environment
@@ -172,14 +173,22 @@ class StackDefinition:
         """Resources in an order that creates each after what it requires."""
         return topological_order(self.dependencies())
 
-    def resolve(self, value: Any, ctx: ResolutionContext | None = None) -> Any:
+    def meter(self) -> Meter:
+        """A fresh account of this template's budget, for an evaluation spanning several
+        :meth:`resolve` calls (checking or previewing a whole stack)."""
+        return Meter(self.scope.budget)
+
+    def resolve(
+        self, value: Any, ctx: ResolutionContext | None = None, meter: Meter | None = None
+    ) -> Any:
         """Resolve parsed ``value`` (a removed ``if`` item at the top gives ``None``).
 
         Without ``ctx`` only static data is available; asking for a resource's id or
-        attributes is then an error.
+        attributes is then an error. The evaluation spends ``meter`` (a fresh one if
+        ``None``) and fails with :class:`~thermik.errors.TemplateTooLarge` past its budget.
         """
         try:
-            return Resolver(self.scope, ctx).value(value)
+            return Resolver(self.scope, ctx, meter).value(value)
         except RecursionError:
             raise TemplateTooLarge("value is nested too deeply to resolve") from None
 
@@ -248,6 +257,7 @@ def build_stack(
     custom_constraints: Mapping[str, CustomValidator] | None = None,
     known_types: KnownTypes | None = None,
     strict: bool = True,
+    budget: Budget | None = None,
 ) -> StackDefinition:
     """Apply ``template`` to an environment, parameters and identity; check everything.
 
@@ -255,7 +265,9 @@ def build_stack(
     ``parameters`` field). ``custom_constraints`` maps constraint names to validators
     (``None``: custom constraints are not checked). ``known_types`` tells which built-in
     types exist (``None``: any). With ``strict`` false, parameter values are not required
-    or checked (Heat's template-validate behaviour).
+    or checked (Heat's template-validate behaviour). Every evaluation of the template's
+    functions runs under ``budget`` (:class:`~thermik.template.budget.Budget`'s defaults if
+    ``None``).
     """
     from thermik.template.builder import StackBuilder  # noqa: PLC0415 - avoids a cycle
 
@@ -270,6 +282,7 @@ def build_stack(
             custom_constraints=custom_constraints,
             known_types=known_types,
             strict=strict,
+            budget=budget,
         )
         return builder.build()
 
@@ -278,6 +291,7 @@ def deletion_policies(
     template: Template,
     environment: Environment | None = None,
     identity: Identity | None = None,
+    budget: Budget | None = None,
 ) -> Mapping[str, str]:
     """Resource name -> deletion policy (``Delete``/``Retain``/``Snapshot``) of the enabled
     resources of a stored (already validated) template, without building their definitions:
@@ -294,5 +308,6 @@ def deletion_policies(
             custom_constraints=None,
             known_types=None,
             strict=True,
+            budget=budget,
         )
         return builder.deletion_policies()

@@ -68,3 +68,16 @@ def test_every_option_has_a_settings_field() -> None:
             if group is None and opt.dest in top_level:
                 continue
             assert opt.dest in names, f"[{group or 'DEFAULT'}] {opt.dest} has no Settings field"
+
+
+def test_the_function_budget_follows_the_template_size_unless_set(tmp_path: Path) -> None:
+    conf_file = tmp_path / "thermik.conf"
+    conf_file.write_text("[DEFAULT]\nmax_template_size = 1000\n")
+    budget = settings.load(config_files=[str(conf_file)]).limits.function_budget()
+    assert (budget.max_value_size, budget.max_depth, budget.max_work) == (1000, 32, 32_000)
+    conf_file.write_text(
+        "[DEFAULT]\nmax_template_size = 1000\nmax_function_value_size = 300\n"
+        "max_function_depth = 7\nmax_function_work = 5000\n"
+    )
+    budget = settings.load(config_files=[str(conf_file)]).limits.function_budget()
+    assert (budget.max_value_size, budget.max_depth, budget.max_work) == (300, 7, 5000)

@@ -4,7 +4,9 @@ A template snippet is *parsed* once into plain data with :class:`Function` nodes
 one-key mapping names a function of the template's version (``{get_param: x}``), and
 *resolved* as often as needed, with a :class:`Scope` (what the template itself knows:
 parameters, files, mappings, conditions) and a
-:class:`~thermik.template.context.ResolutionContext` (what only the engine knows).
+:class:`~thermik.template.context.ResolutionContext` (what only the engine knows), spending
+the scope's :class:`~thermik.template.budget.Budget` on a
+:class:`~thermik.template.budget.Meter`.
 
 Some functions are decided while parsing: ``if`` picks its branch from the (static)
 conditions, so only that branch is parsed, as in Heat. The 2021-04-16 ``if`` without a
@@ -18,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from thermik.errors import FunctionError, PathElement, ThermikError
+from thermik.template.budget import Budget, Meter
 from thermik.template.context import ResolutionContext, StaticContext
 
 if TYPE_CHECKING:
@@ -51,6 +54,7 @@ class Scope:
 
     __slots__ = (
         "all_resources",
+        "budget",
         "conditions",
         "files",
         "mappings",
@@ -70,6 +74,7 @@ class Scope:
         mappings: Mapping[Any, Any] | None = None,
         resources: frozenset[str] = frozenset(),
         all_resources: frozenset[str] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.version = version
         #: Parameter values by name (pseudo parameters included); absent when unknown.
@@ -85,6 +90,8 @@ class Scope:
         #: Every resource name in the template, enabled or not.
         self.all_resources = resources if all_resources is None else all_resources
         self.conditions: ConditionLookup | None = None
+        #: The limits every evaluation of this template's functions runs under.
+        self.budget = Budget() if budget is None else budget
 
 
 class Function:
@@ -99,6 +106,9 @@ class Function:
 
     #: Whether this function itself needs runtime data (a resource's id or attributes).
     runtime: ClassVar[bool] = False
+    #: Whether its value exists already (a parameter, an attribute, a file): its size is
+    #: spent from the evaluation's work but not held to the limit on built values.
+    lookup: ClassVar[bool] = False
 
     def __init__(self, name: str, args: Any, path: Path) -> None:
         self.name = name
@@ -183,13 +193,20 @@ def _key(key: Any) -> PathElement:
 
 
 class Resolver:
-    """Resolves parsed data: calls functions, drops :data:`NULL` items."""
+    """Resolves parsed data: calls functions, drops :data:`NULL` items.
 
-    __slots__ = ("ctx", "scope")
+    Every call runs under the scope's budget, spent on ``meter`` (a fresh one unless an
+    evaluation spanning several resolvers shares one).
+    """
 
-    def __init__(self, scope: Scope, ctx: ResolutionContext | None = None) -> None:
+    __slots__ = ("ctx", "meter", "scope")
+
+    def __init__(
+        self, scope: Scope, ctx: ResolutionContext | None = None, meter: Meter | None = None
+    ) -> None:
         self.scope = scope
         self.ctx: ResolutionContext = StaticContext() if ctx is None else ctx
+        self.meter = Meter(scope.budget) if meter is None else meter
 
     def resolve(self, value: Any) -> Any:
         """Resolve ``value``; the result may be :data:`NULL` (the caller decides)."""
@@ -212,15 +229,30 @@ class Resolver:
         return None if result is NULL else result
 
     def call(self, fn: Function) -> Any:
-        """Evaluate one function; unexpected Python errors become errors at its place."""
+        """Evaluate one function within the budget; unexpected Python errors become errors at
+        its place."""
+        meter = self.meter
+        # The meter's methods, inlined for the common case: this runs for every call.
+        if meter.depth >= meter.max_depth:
+            meter.enter(fn)
+        meter.depth += 1
         try:
-            return fn.evaluate(self)
+            result = fn.evaluate(self)
         except ThermikError:
             raise
         except (TypeError, ValueError, LookupError, AttributeError, ArithmeticError) as exc:
             raise fn.error(f'"{fn.name}": {exc}') from None
         except RecursionError:
             raise fn.error(f'"{fn.name}": value is nested too deeply') from None
+        finally:
+            meter.depth -= 1
+        if type(result) is str and len(result) + 2 <= meter.max_value_size:
+            meter.spent += len(result) + 2
+            if meter.spent > meter.max_work:
+                meter.charge(fn, 0)
+        else:
+            meter.returned(fn, result)
+        return result
 
 
 def contains_runtime(value: Any) -> bool:

@@ -23,13 +23,14 @@ from thermik.template.functions.references import (
     check_resource,
     missing_parameter,
 )
-from thermik.template.functions.strings import Replace
+from thermik.template.functions.strings import Replace, split_within
 
 
 class ParamRef(Function):
     """``Ref: parameter``: the value of a parameter (pseudo parameters included)."""
 
     __slots__ = ()
+    lookup = True
 
     def unknown(self, name: Any) -> Exception:
         return self.error(
@@ -74,6 +75,7 @@ class Select(Function):
     """
 
     __slots__ = ()
+    lookup = True
 
     def check(self) -> None:
         if not isinstance(self.args, list) or len(self.args) != 2:
@@ -124,7 +126,7 @@ class Split(Function):
             raise self.error(f"Delimiter for {self.name} must be a non-empty string")
         if not isinstance(text, str):
             raise self.error(f"String to split must be string; got {type(text).__name__}")
-        return text.split(delim)
+        return split_within(self, r.meter, text, delim)
 
 
 class CfnReplace(Replace):
@@ -216,6 +218,7 @@ class GetAZs(Function):
     """``Fn::GetAZs: region``: the cloud's availability zones (from the engine)."""
 
     __slots__ = ()
+    lookup = True
 
     runtime = True
 
@@ -227,6 +230,7 @@ class FindInMap(Function):
     """``Fn::FindInMap: [mapping, key, value]`` from the ``Mappings`` section."""
 
     __slots__ = ()
+    lookup = True
 
     def check(self) -> None:
         if not isinstance(self.args, list) or len(self.args) != 3:

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, ClassVar
 
+from thermik.template.budget import Meter, Tally, brief
 from thermik.template.functions.base import Function, Resolver
-from thermik.template.functions.strings import dumps
+from thermik.template.functions.strings import dumps_brief
 
 
 class Repeat(Function):
@@ -64,10 +66,17 @@ class Repeat(Function):
                 "nested loop."
             )
         template = r.value(self.args["template"])
+        # Every copy is at least as large as the body: refused before the first one is made.
+        count = math.prod(map(len, values)) if nested else min(map(len, values), default=0)
+        r.meter.bound(self, count * (r.meter.measure(template) + 1))
         combos = itertools.product(*values) if nested else zip(*values, strict=False)
-        return [self.substitute(keys, combo, template) for combo in combos]
+        tally = Tally(r.meter, self)
+        return [self.substitute(keys, combo, template, tally) for combo in combos]
 
-    def substitute(self, keys: list[Any], combo: tuple[Any, ...], template: Any) -> Any:
+    def substitute(
+        self, keys: list[Any], combo: tuple[Any, ...], template: Any, tally: Tally
+    ) -> Any:
+        """One copy of ``template``; ``tally`` counts what the copies hold so far."""
         if isinstance(template, str):
             for key, value in zip(keys, combo, strict=True):
                 if not isinstance(key, str) or not isinstance(value, str):
@@ -75,15 +84,21 @@ class Repeat(Function):
                         f'"{self.name}" replaces strings with strings; got '
                         f"{type(key).__name__} -> {type(value).__name__}"
                     )
+                if len(value) > len(key) and key:
+                    tally.check(len(template) + template.count(key) * (len(value) - len(key)))
                 template = template.replace(key, value)
+            tally.add(len(template) + 3)
             return template
         if isinstance(template, list):
-            return [self.substitute(keys, combo, item) for item in template]
+            tally.add(len(template) + 3)
+            return [self.substitute(keys, combo, item, tally) for item in template]
         if isinstance(template, dict):
+            tally.add(2 * len(template) + 3)
             return {
-                self.substitute(keys, combo, k): self.substitute(keys, combo, v)
+                self.substitute(keys, combo, k, tally): self.substitute(keys, combo, v, tally)
                 for k, v in template.items()
             }
+        tally.add(8)
         return template
 
 
@@ -127,7 +142,7 @@ class MapMerge(Function):
             if not isinstance(item, dict):
                 raise self.error(
                     "Incorrect arguments: Items to merge must be maps. "
-                    f"{repr(item)[:200]} is type {type(item).__name__} instead of a dict"
+                    f"{brief(item)} is type {type(item).__name__} instead of a dict"
                 )
             merged.update(item)
         return merged
@@ -201,16 +216,36 @@ class ListConcat(Function):
             if not isinstance(item, list):
                 raise self.error(
                     "Incorrect arguments: Items to concat must be lists. "
-                    f"{dumps(args)} contains an item that is not a list: {dumps(item)}"
+                    f"{dumps_brief(args)} contains an item that is not a list: "
+                    f"{dumps_brief(item)}"
                 )
+            # Each item costs at least a unit: the count is bounded before anything is copied.
+            r.meter.bound(self, len(out) + len(item))
             out.extend(item)
-        if not self.unique:
-            return out
-        seen: list[Any] = []
-        for item in out:
-            if item not in seen:
-                seen.append(item)
-        return seen
+        return unique(self, r.meter, out) if self.unique else out
+
+
+def unique(fn: Function, meter: Meter, items: list[Any]) -> list[Any]:
+    """``items`` without repeats, the first of equal ones kept.
+
+    Hashable items are found in a set; only maps and lists are compared one by one with the
+    unhashable items kept so far (that work is spent).
+    """
+    kept: list[Any] = []
+    hashed: set[Any] = set()
+    others: list[Any] = []
+    for item in items:
+        try:
+            if item in hashed:
+                continue
+            hashed.add(item)
+        except TypeError:
+            meter.charge(fn, len(others) + 1)
+            if item in others:
+                continue
+            others.append(item)
+        kept.append(item)
+    return kept
 
 
 class ListConcatUnique(ListConcat):
@@ -245,6 +280,7 @@ class Filter(Function):
             return sequence
         if not isinstance(values, list):
             raise self.error(f'"{self.name}" filters a list of values')
+        r.meter.charge(self, len(sequence) * len(values))
         return [item for item in sequence if item not in values]
 
 

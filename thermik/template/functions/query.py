@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import collections.abc  # noqa: F401 - yaql 3 uses collections.abc without importing it
 import functools
+from collections.abc import Mapping
 from typing import Any
 
+from thermik.errors import ThermikError
+from thermik.template.budget import Tally
 from thermik.template.functions.base import Function, Resolver
 
 LIMIT_ITERATORS = 200
@@ -49,6 +52,41 @@ def _root_context() -> Any:
     return yaql.create_context()
 
 
+def _units(value: Any) -> int:
+    """What one node of a yaql result adds to its size (its items count on their own)."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if isinstance(value, (Mapping, list, tuple, set, frozenset)):
+        return 2 + len(value)
+    return 8
+
+
+def _finalizer(tally: Tally) -> Any:
+    """yaql's ``#finalize`` (which turns the result into plain data) counting what it builds.
+
+    yaql's memory quota weighs each value alone, so lists holding one list twice, nested,
+    make a tree of billions of nodes out of a few bytes; converting it is refused as soon as
+    the copy passes the value limit.
+    """
+    from yaql.language import specs, utils, yaqltypes  # noqa: PLC0415 - see _new_parser
+
+    def counted(value: Any, limit_func: Any, engine: Any, rec: Any) -> Any:
+        tally.add(_units(value))
+        return utils.convert_output_data(value, limit_func, engine, rec)
+
+    def finalize(obj: Any, limiter: Any, engine: Any) -> Any:
+        return counted(obj, limiter, engine, counted)
+
+    spec: Any = finalize
+    for decorate in (
+        specs.name("#finalize"),
+        specs.inject("engine", yaqltypes.Engine()),
+        specs.inject("limiter", yaqltypes.Delegate("#iter")),
+    ):
+        spec = decorate(spec)
+    return spec
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
@@ -85,8 +123,12 @@ class Yaql(Function):
     def evaluate(self, r: Resolver) -> Any:
         statement = self.compile(r.value(self.args["expression"]))
         data = r.value(self.args.get("data", {}))
+        context = _root_context().create_child_context()
+        context.register_function(_finalizer(Tally(r.meter, self)))
         try:
-            result = statement.evaluate({"data": data}, _root_context().create_child_context())
+            result = statement.evaluate({"data": data}, context)
+        except ThermikError:
+            raise
         except Exception as exc:
             raise self.error(f"yaql evaluation failed: {type(exc).__name__}: {exc}") from None
         return _jsonable(result)

@@ -30,6 +30,7 @@ class GetParam(Function):
     """``get_param: name`` or ``get_param: [name, key-or-index, ...]``."""
 
     __slots__ = ()
+    lookup = True
 
     def check(self) -> None:
         if not isinstance(self.args, (str, list, Function)):
@@ -59,6 +60,7 @@ class _ResourceRef(Function):
     __slots__ = ("resource",)
 
     runtime = True
+    lookup = True
     resource: str
 
     @classmethod
@@ -172,6 +174,7 @@ class GetFile(Function):
     """
 
     __slots__ = ()
+    lookup = True
 
     def check(self) -> None:
         if not isinstance(self.args, (str, Function)):
@@ -195,6 +198,7 @@ class ResourceFacade(Function):
     """``resource_facade: metadata|deletion_policy|update_policy`` of the parent resource."""
 
     __slots__ = ()
+    lookup = True
 
     runtime = True
     #: Accepted arguments, mapped to the key passed to ``ResolutionContext.facade``.

@@ -8,12 +8,18 @@ import json
 from typing import Any, ClassVar
 from urllib.parse import quote, urlencode, urlunsplit
 
+from thermik.template.budget import Meter, brief, size_of
 from thermik.template.functions.base import Function, Resolver
 
 
 def dumps(value: Any) -> str:
     """JSON text as Heat writes it when it embeds a list or map in a string."""
     return json.dumps(value, sort_keys=True)
+
+
+def dumps_brief(value: Any, limit: int = 2000) -> str:
+    """:func:`dumps` for an error message: a short rendering when the JSON would be long."""
+    return dumps(value) if size_of(value, limit) <= limit else brief(value)
 
 
 class Replace(Function):
@@ -42,7 +48,20 @@ class Replace(Function):
             )
         return args["params"], args["template"]
 
-    def replacement(self, value: Any, key: str) -> str:
+    def bound(self, meter: Meter, template: str, keys: list[str], values: list[str]) -> None:
+        """Refuse a result too large before building it; each key scans the template once.
+
+        Replaced text is not scanned again, so no key can occur more often than it does in
+        the template: the sum of the growths is an upper bound.
+        """
+        meter.charge(self, len(template) * len(keys))
+        grown = len(template)
+        for key, value in zip(keys, values, strict=True):
+            if len(value) > len(key) and key:
+                grown += template.count(key) * (len(value) - len(key))
+        meter.bound(self, grown)
+
+    def replacement(self, value: Any, key: str, meter: Meter) -> str:
         if value is None:
             return ""
         if not isinstance(value, (str, int, float)):
@@ -63,7 +82,8 @@ class Replace(Function):
             if not isinstance(key, str):
                 raise self.error(f'"{self.name}" param placeholders must be strings')
         keys = sorted(sorted(mapping), key=len, reverse=True)
-        values = [self.replacement(mapping[k], k) for k in keys]
+        values = [self.replacement(mapping[k], k, r.meter) for k in keys]
+        self.bound(r.meter, template, keys, values)
         unused = set(mapping)
         result = _substitute(template, keys, values, unused)
         if self.strict and unused:
@@ -86,7 +106,7 @@ class ReplaceJson(Replace):
 
     __slots__ = ()
 
-    def replacement(self, value: Any, key: str) -> str:
+    def replacement(self, value: Any, key: str, meter: Meter) -> str:
         if value is None:
             if self.allow_empty:
                 return ""
@@ -94,6 +114,7 @@ class ReplaceJson(Replace):
         if isinstance(value, (dict, list)):
             if not self.allow_empty and not value:
                 raise self.empty(key)
+            meter.bound(self, meter.measure(value))
             return dumps(value)
         if not isinstance(value, (str, int, float)):
             raise self.error(f'"{self.name}" params must be strings, numbers, list or map.')
@@ -154,13 +175,26 @@ class Join(Function):
         delim = r.value(self.args[0])
         if not isinstance(delim, str):
             raise self.error(f'"{self.name}" delimiter must be a string')
+        self.bound(r.meter, delim, strings)
         return delim.join(self.item(s) for s in strings)
+
+    def bound(self, meter: Meter, delim: str, items: list[Any]) -> None:
+        """Refuse a joined text too large before building it (lists and maps among the items
+        count as their JSON would)."""
+        meter.charge(self, len(items))
+        limit = meter.max_value_size
+        size = len(delim) * max(len(items) - 1, 0)
+        for item in items:
+            if size > limit:
+                break
+            size += len(item) if isinstance(item, str) else size_of(item, limit)
+        meter.bound(self, size)
 
     def item(self, value: Any) -> str:
         if value is None:
             return ""
         if not isinstance(value, str):
-            raise self.error(f"Items to join must be strings not {repr(value)[:200]}")
+            raise self.error(f"Items to join must be strings not {brief(value)}")
         return value
 
 
@@ -186,7 +220,7 @@ class JoinMultiple(Join):
             return value
         if isinstance(value, (dict, list)):
             return dumps(value)
-        raise self.error(f"Items to join must be string, map or list not {repr(value)[:200]}")
+        raise self.error(f"Items to join must be string, map or list not {brief(value)}")
 
 
 class StrSplit(Function):
@@ -213,7 +247,7 @@ class StrSplit(Function):
             return None
         if not isinstance(text, str) or not isinstance(delim, str) or not delim:
             raise self.error(f'"{self.name}" needs a non-empty string delimiter and a string')
-        parts = text.split(delim)
+        parts = split_within(self, r.meter, text, delim)
         if len(args) < 3:
             return parts
         try:
@@ -226,6 +260,14 @@ class StrSplit(Function):
             raise self.error(
                 f'Incorrect index to "{self.name}" should be between 0 and {len(parts) - 1}'
             ) from None
+
+
+def split_within(fn: Function, meter: Meter, text: str, delim: str) -> list[str]:
+    """``text.split(delim)``, refused before splitting when the parts would be too large
+    (each part costs as much as a string of its own)."""
+    parts = text.count(delim) + 1
+    meter.bound(fn, len(text) - (parts - 1) * len(delim) + 3 * parts)
+    return text.split(delim)
 
 
 class Digest(Function):
