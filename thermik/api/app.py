@@ -16,7 +16,7 @@ from typing import Any
 import falcon
 
 from thermik import errors
-from thermik.api import auth, body, faults
+from thermik.api import admissible, auth, body, faults
 from thermik.api.boundary import OrchestrationService
 from thermik.api.v1 import (
     actions,
@@ -93,6 +93,7 @@ def build_app(
 ) -> falcon.App[falcon.Request, falcon.Response]:
     """The Falcon application without any WSGI middleware around it."""
     app = falcon.App()
+    app.add_middleware(admissible.AdmissibleRequest())
     app.add_middleware(auth.ContextMiddleware(contexts))
     app.add_middleware(BodyLimit(limits.max_json_body_size))
     app.req_options.strip_url_path_trailing_slash = True
