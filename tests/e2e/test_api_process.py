@@ -36,15 +36,22 @@ SLOW: dict[str, object] = {
 }
 
 
-class ApiProcess:
-    """``thermik-api --bind-port 0`` on a config file; its log lines as they come."""
+#: Run ``argv[2:]`` with at most ``argv[1]`` bytes of address space (same process, same pid).
+LIMITED = (
+    "import os, resource, sys; limit = int(sys.argv[1]); "
+    "resource.setrlimit(resource.RLIMIT_AS, (limit, limit)); os.execv(sys.argv[2], sys.argv[2:])"
+)
 
-    def __init__(self, config: Path) -> None:
-        self.process = subprocess.Popen(
-            [str(THERMIK_API), "--config-file", str(config), "--bind-port", "0"],
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+
+class ApiProcess:
+    """``thermik-api --bind-port 0`` on a config file (its address space limited to
+    ``memory_limit`` bytes if given); its log lines as they come."""
+
+    def __init__(self, config: Path, *, memory_limit: int | None = None) -> None:
+        command = [str(THERMIK_API), "--config-file", str(config), "--bind-port", "0"]
+        if memory_limit is not None:
+            command = [sys.executable, "-c", LIMITED, str(memory_limit), *command]
+        self.process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.log: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -71,6 +78,15 @@ class ApiProcess:
             self.log.append(line)
             if re.search(pattern, line):
                 return line
+
+    def rest_of_log(self) -> str:
+        """Every log line so far, those not yet waited for included."""
+        while True:
+            try:
+                line = self.lines.get_nowait()
+            except queue.Empty:
+                return "".join(self.log)
+            self.log.append(line)
 
     def stop(self, signum: int) -> int:
         """Send ``signum``; the exit status."""
