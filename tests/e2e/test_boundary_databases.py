@@ -94,6 +94,21 @@ def served(
             service.close()
 
 
+#: A nested stack whose timeout does not fit the column it is stored in.
+NESTED_TIMEOUT = {
+    "heat_template_version": "2018-08-31",
+    "resources": {
+        "child": {
+            "type": "OS::Heat::Stack",
+            "properties": {
+                "template": '{"heat_template_version": "2018-08-31"}',
+                "timeout": 2**40,
+            },
+        }
+    },
+}
+
+
 def create_with(**fields: Any) -> dict[str, Any]:
     return {"stack_name": "s2", "template": TEMPLATE, **fields}
 
@@ -123,6 +138,13 @@ REFUSED: list[tuple[str, str, str, dict[str, Any], str]] = [
         "/stacks/{stack}",
         {"json": {"timeout_mins": 2**63}},
         "timeout_mins: must be at most 2147483647",
+    ),
+    (
+        "nested stack timeout 2^40",
+        "POST",
+        "/stacks",
+        {"json": {"stack_name": "s2", "template": NESTED_TIMEOUT}},
+        "resources.child.properties.timeout: 1099511627776 is out of range (min: 1, max: 2147",
     ),
     (
         "limit 2^40",
