@@ -40,7 +40,9 @@ def read_json(req: falcon.Request, limit: int) -> Any:
             f"The request body is not UTF-8: invalid byte at position {exc.start}"
         ) from None
     try:
-        document = json.loads(text, parse_constant=_reject_constant)
+        document = json.loads(
+            text, parse_constant=_reject_constant, parse_float=admissible.finite_float
+        )
     except json.JSONDecodeError as exc:
         raise errors.InvalidRequest(
             f"The request body is not valid JSON: {exc.msg} at line {exc.lineno} "
@@ -50,7 +52,7 @@ def read_json(req: falcon.Request, limit: int) -> Any:
         raise errors.InvalidRequest("The request body is nested too deeply") from None
     except ValueError as exc:
         raise errors.InvalidRequest(f"The request body is not valid JSON: {exc}") from None
-    admissible.check_document(document)
+    admissible.check_json(text, document)
     return document
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import falcon.testing
@@ -103,3 +104,24 @@ def test_a_tenant_longer_than_its_column_is_refused(client: falcon.testing.TestC
     result = client.simulate_get("/v1/" + "t" * 65 + "/stacks")
     assert result.status_code == 400
     assert result.json["error"]["message"] == "tenant_id: must be at most 64 characters, not 65"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b'{"timeout_mins": 1e999}', "body: must hold finite numbers only, not 1e999"),
+        (b'{"a": ["\\u0000"]}', "a[0]: must not contain a NUL character (at character 0)"),
+        (b'{"a": "\\uDBFF"}', "a: must not contain an unpaired surrogate U+DBFF (at 0)"),
+    ],
+)
+def test_a_body_is_checked_as_it_is_decoded(
+    client: falcon.testing.TestClient, raw: bytes, expected: str
+) -> None:
+    result = client.simulate_post(tenant_path("/stacks"), body=raw)
+    assert result.status_code == 400, result.text
+    assert result.json["error"]["message"] == expected
+
+
+def test_a_surrogate_pair_is_one_character_and_passes() -> None:
+    text = '{"a": "\\ud83d\\ude42"}'
+    admissible.check_json(text, json.loads(text))
