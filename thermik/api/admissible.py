@@ -36,9 +36,12 @@ def _fault(text: str) -> str | None:
         return None
     for position, char in enumerate(text):
         if char == "\x00":
-            return f"must not contain a NUL character (at character {position})"
-        if "\ud800" <= char <= "\udfff":
-            return f"must not contain an unpaired surrogate U+{ord(char):04X} (at {position})"
+            what = "a NUL character"
+        elif "\ud800" <= char <= "\udfff":
+            what = f"an unpaired surrogate U+{ord(char):04X}"
+        else:
+            continue
+        return f"must not contain {what} (at character {position})"
     return None
 
 

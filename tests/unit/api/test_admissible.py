@@ -36,7 +36,7 @@ def test_a_nul_anywhere_in_a_body_is_named_by_its_path() -> None:
 
 def test_an_unpaired_surrogate_and_an_infinite_number_are_refused() -> None:
     assert refusal({"name": "x\ud800"}) == (
-        "name: must not contain an unpaired surrogate U+D800 (at 1)"
+        "name: must not contain an unpaired surrogate U+D800 (at character 1)"
     )
     assert refusal({"files": {"a": [1.5, float("inf")]}}) == "files.a[1]: must be a finite number"
 
@@ -111,7 +111,7 @@ def test_a_tenant_longer_than_its_column_is_refused(client: falcon.testing.TestC
     [
         (b'{"timeout_mins": 1e999}', "body: must hold finite numbers only, not 1e999"),
         (b'{"a": ["\\u0000"]}', "a[0]: must not contain a NUL character (at character 0)"),
-        (b'{"a": "\\uDBFF"}', "a: must not contain an unpaired surrogate U+DBFF (at 0)"),
+        (b'{"a": "\\uDBFF"}', "a: must not contain an unpaired surrogate U+DBFF (at character 0)"),
     ],
 )
 def test_a_body_is_checked_as_it_is_decoded(
