@@ -217,6 +217,13 @@ REFUSED: list[tuple[str, str, str, dict[str, Any], str]] = [
         "X-Auth-User: must not contain a NUL character",
     ),
     (
+        "a user wider than its column",
+        "POST",
+        "/stacks",
+        {"json": create_with(), "headers": {"X-Auth-User": "u" * 256}},
+        "X-Auth-User: must be at most 255 characters, not 256",
+    ),
+    (
         "NUL in a snapshot name",
         "POST",
         "/stacks/{stack}/snapshots",

@@ -132,7 +132,7 @@ HEADER_NAMES = [
 #: Header values are Latin-1 on the wire; CR and LF would end the header.
 header_values = st.text(
     st.characters(max_codepoint=255, exclude_characters="\r\n"), max_size=30
-) | st.sampled_from(["\x00", "bob\x00", "9" * 40, "application/json"])
+) | st.sampled_from(["\x00", "bob\x00", "9" * 40, "u" * 300, "application/json"])
 headers = st.dictionaries(st.sampled_from(HEADER_NAMES), header_values, max_size=4)
 segments = texts.filter(bool)
 methods = st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE"])

@@ -139,9 +139,14 @@ def _leaves(document: Any) -> Iterator[tuple[tuple[PathElement, ...], Any, bool]
             yield path, value, False
 
 
+#: The headers whose value a stack stores as its user (noauth's, and keystonemiddleware's).
+_STORED_HEADERS = {"X-Auth-User": NAME_LENGTH, "X-User-Id": NAME_LENGTH}
+
+
 class AdmissibleRequest:
     """Falcon middleware: the path, the query string and the headers of every request pass
-    :func:`check_text`, and the tenant in the path fits its column, before any route runs."""
+    :func:`check_text`, and the tenant in the path and the user in the headers fit their
+    columns, before any route runs."""
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Check what every request carries outside its body."""
@@ -152,6 +157,10 @@ class AdmissibleRequest:
                 check_text(item, name)
         for name, value in req.headers.items():
             check_text(value, name.title())
+        for name, width in _STORED_HEADERS.items():
+            header = req.get_header(name)
+            if header is not None:
+                check_length(header, name, width)
 
     def process_resource(
         self, req: falcon.Request, resp: falcon.Response, resource: object, params: dict[str, Any]
