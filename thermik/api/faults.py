@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import http
 import logging
+import re
 from typing import Any
 
 import falcon
@@ -26,6 +27,7 @@ from thermik import errors
 from thermik.api import responses
 
 LOG = logging.getLogger(__name__)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 #: What a client is told of any database failure; the log has the real one.
 DATABASE_MESSAGE = "The server cannot use its database right now; try again later."
@@ -68,6 +70,12 @@ def _render(resp: falcon.Response, status: int, heat_type: str, message: str) ->
     responses.json(resp, error_document(status, heat_type, message), status=status)
 
 
+def _one_line(text: str) -> str:
+    """``text`` with its control characters escaped: what a client sent cannot forge a log
+    line (a newline) or put a NUL into the log."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+
+
 def handle_thermik_error(
     req: falcon.Request, resp: falcon.Response, ex: errors.ThermikError, params: Any
 ) -> None:
@@ -75,10 +83,10 @@ def handle_thermik_error(
     (but the database's own text stays in the log)."""
     status = ex.http_status
     if status < 500:
-        LOG.info("%s %s: %d %s: %s", req.method, req.path, status, type(ex).__name__, ex)
+        LOG.info("%s", _one_line(f"{req.method} {req.path}: {status} {type(ex).__name__}: {ex}"))
         _render(resp, status, ex.heat_type, str(ex))
         return
-    LOG.error("%s %s failed: %s: %s", req.method, req.path, type(ex).__name__, ex)
+    LOG.error("%s", _one_line(f"{req.method} {req.path} failed: {type(ex).__name__}: {ex}"))
     message = DATABASE_MESSAGE if isinstance(ex, errors.StoreError) else str(ex)
     _render(resp, status, ex.heat_type, message)
 

@@ -121,3 +121,18 @@ def test_every_response_has_a_request_id(client: falcon.testing.TestClient) -> N
     ids = {first.headers["x-openstack-request-id"], second.headers["x-openstack-request-id"]}
     assert len(ids) == 2
     assert all(i.startswith("req-") for i in ids)
+
+
+def test_a_client_error_is_one_log_line_it_cannot_forge(
+    client: falcon.testing.TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.DEBUG):
+        result = client.simulate_get(tenant_path("/stacks/no%0Ape"))
+    assert result.status_code == 404
+    assert [(r.name, r.levelno, r.exc_info) for r in caplog.records] == [
+        ("thermik.api.faults", logging.INFO, None)
+    ]
+    assert caplog.records[0].getMessage() == (
+        f"GET /v1/{TENANT}/stacks/no\\x0ape: 404 StackNotFound: "
+        "The Stack (no\\x0ape) could not be found."
+    )
