@@ -37,6 +37,7 @@ from thermik.persistence.crypto import SecretBox
 from thermik.persistence.database import Database
 from thermik.persistence.factory import open_store
 from thermik.persistence.store import Store
+from thermik.persistence.values import NewStack, Stack
 from thermik.resources import Registry
 
 #: The file under the state directory that holds the embedded default's encryption key.
@@ -228,6 +229,10 @@ class EngineRuntimeView:
     def engine_id(self) -> str:
         """See :attr:`EngineRuntime.engine_id`."""
         return self.engine.runtime.engine_id
+
+    def create(self, new: NewStack, request: ConvergeRequest) -> Stack:
+        """See :meth:`EngineRuntime.create`."""
+        return self.engine.runtime.create(new, request)
 
     def converge(self, request: ConvergeRequest) -> str:
         """See :meth:`EngineRuntime.converge`."""

@@ -3,11 +3,13 @@
 # default (SQLite, in-process engine): a DeployedServer and three script deployments, delivered
 # over the builtin transport to the real os-collect-config + heat-agents hooks, which
 # tools/agent-setup.sh installs into .venv-agent and lays out in a sandbox under .state/.
-# Arguments go to `thermik demo` (e.g. --parameter greeting=Hi, -f json).
+# The demo's database is its own, in .state/demo (never the user's stacks).
+# Arguments go to `thermik demo` (e.g. --parameter greeting=Hi, -f json, --state-dir DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/bootstrap.sh
-sandbox="${THERMIK_STATE_DIR:-$PWD/.state}/demo-agent"
+state="${THERMIK_STATE_DIR:-$PWD/.state}"
+sandbox="$state/demo-agent"
 tools/agent-setup.sh --sandbox "$sandbox"
 agent="$(printf '%q ' "$PWD/tools/agent-run.sh" --sandbox "$sandbox" --poll 2)"
-exec .venv/bin/thermik demo --agent "$agent" "$@"
+exec .venv/bin/thermik demo --state-dir "$state/demo" --agent "$agent" "$@"

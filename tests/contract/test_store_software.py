@@ -11,6 +11,7 @@ from tests.contract.conftest import FakeClock
 from tests.contract.test_store import make_stack, raw_text
 from thermik.errors import (
     Conflict,
+    DuplicateName,
     GenerationConflict,
     InvalidInput,
     LeaseConflict,
@@ -19,7 +20,7 @@ from thermik.errors import (
 )
 from thermik.persistence.software_values import DeploymentChanges, NewSoftwareDeployment
 from thermik.persistence.sql.store import SqlStore
-from thermik.persistence.values import UserCreds
+from thermik.persistence.values import NewLease, UserCreds
 
 CONFIG = {"config": "#!/bin/sh\necho hi", "inputs": [{"name": "x"}], "outputs": [], "options": {}}
 
@@ -233,3 +234,31 @@ def test_lease_bad_input(store: SqlStore) -> None:
     stack = make_stack(store)
     with pytest.raises(InvalidInput, match="positive"):
         store.acquire_lease(stack.id, "e1", 0)
+
+
+def test_a_stack_stored_started_comes_with_its_lease(store: SqlStore, clock: FakeClock) -> None:
+    record = {"operation": "CREATE", "previous_template_id": None}
+    started = {"action": "CREATE", "status": "IN_PROGRESS", "current_traversal": "t-1"}
+    lease = NewLease("e1", 60)
+    stack = make_stack(store, current_deps=record, lease=lease, **started)
+    assert (stack.action, stack.status, stack.current_traversal) == (
+        "CREATE",
+        "IN_PROGRESS",
+        "t-1",
+    )
+    assert (stack.current_deps, stack.traversal_started_at) == (record, clock.now)
+    held = store.get_lease(stack.id)
+    assert held is not None
+    assert (held.engine_id, held.epoch, held.expires_at) == (
+        "e1",
+        1,
+        clock.now + datetime.timedelta(seconds=60),
+    )
+    # A refused insert stores neither the row nor a lease.
+    with pytest.raises(DuplicateName):
+        make_stack(store, id="other", lease=lease)
+    with pytest.raises(StackNotFound):
+        store.get_stack("other")
+    assert store.get_lease("other") is None
+    clock.advance(61)
+    assert [lease.stack_id for lease in store.list_expired_leases()] == [stack.id]

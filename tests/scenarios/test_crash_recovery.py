@@ -1,11 +1,12 @@
 """An engine killed at any moment leaves nothing stuck: a fresh engine finishes its work.
 
-Each run starts a real engine process (:mod:`tests.scenarios.crash_engine`) that creates,
-updates and deletes a stack on a SQLite file, kills it with SIGKILL after a random delay, then
-starts a fresh runtime, which must take the stack over by itself (its lease expired) and bring
-it to COMPLETE or FAILED with no row left locked. A failure names the run's seed and how far
-the killed engine had got. (A stack killed before its first traversal stays INIT_COMPLETE: the
-service never saw it start.)
+Each run starts a real engine process (:mod:`tests.scenarios.crash_engine`) that creates
+(through the orchestration service, as the API does), updates and deletes a stack on a SQLite
+file, kills it with SIGKILL after a random delay, then starts a fresh runtime, which must take
+the stack over by itself (its lease expired) and bring it to COMPLETE or FAILED with no row
+left locked. A failure names the run's seed and how far the killed engine had got. A kill
+before the stack row is written leaves no stack, and is only allowed if the create was not
+acknowledged; no stack is ever left INIT_COMPLETE.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ import concurrent.futures
 import random
 import time
 from pathlib import Path
+from typing import Any
 
-from tests.scenarios.crash_engine import CRASH_SETTINGS, run_and_kill
+from tests.scenarios.crash_engine import CRASH_SETTINGS, created_stack, run_and_kill
 from tests.scenarios.runtime_harness import HOT, REGISTRY, migrated_sqlite, res
 from thermik.actors.runtime import EngineRuntime
 from thermik.conf.settings import DatabaseSettings
 from thermik.persistence.factory import open_store
 from thermik.persistence.store import Store
-from thermik.persistence.values import NewStack
 
 RUNS = 16
 PARALLEL = 4
@@ -48,16 +49,12 @@ def resources(value: str) -> dict[str, object]:
     return found
 
 
-def prepare(store: Store) -> tuple[str, int]:
-    """A stored stack to create and the template to update it to."""
-    first = store.store_raw_template(
-        {"heat_template_version": HOT, "resources": resources("one")}, {}, {}
-    )
+def prepare(store: Store) -> tuple[dict[str, Any], int]:
+    """The stack to create and the stored template to update it to."""
     second = store.store_raw_template(
         {"heat_template_version": HOT, "resources": resources("two")}, {}, {}
     )
-    stack = store.create_stack(NewStack("crashy", "tenant", first, disable_rollback=False))
-    return stack.id, second
+    return {"template": {"heat_template_version": HOT, "resources": resources("one")}}, second
 
 
 def locked_rows(store: Store, stack_id: str) -> list[str]:
@@ -81,8 +78,12 @@ def kill_and_recover(directory: Path, migrated: Path, seed: int) -> str:
     directory.mkdir()
     url = migrated_sqlite(directory, migrated)
     store = open_store(DatabaseSettings(url, busy_timeout=10), None)
-    stack_id, update = prepare(store)
-    progress = run_and_kill(url, stack_id, update, rng.uniform(0.0, 2.0))
+    create, update = prepare(store)
+    progress = run_and_kill(url, create, update, rng.uniform(0.0, 2.0))
+    stack_id = created_stack(store, progress)
+    if stack_id is None:
+        store.close()
+        return "absent"
     runtime = EngineRuntime.start(store=store, registry=REGISTRY, settings=CRASH_SETTINGS)
     try:
         state = runtime.wait(stack_id, 60)
@@ -107,7 +108,7 @@ def test_a_killed_engine_leaves_nothing_stuck(tmp_path: Path, migrated_file: Pat
         outcomes = {seed: future.result() for seed, future in futures.items()}
     finals = set(outcomes.values())
     assert finals <= {
-        "INIT_COMPLETE",
+        "absent",
         "CREATE_COMPLETE",
         "CREATE_FAILED",
         "UPDATE_COMPLETE",

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import datetime
 import itertools
-import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pykka
 import pytest
 
 from tests.scenarios.crash_engine import CRASH_SETTINGS as CRASH
+from tests.scenarios.crash_engine import created_stack, start_engine
 from tests.scenarios.runtime_harness import HOT, Harness, harness_on, start_runtime, wait_until
 from thermik.conf.settings import DatabaseSettings
 from thermik.engine.states import Action
@@ -187,9 +184,6 @@ def test_a_clean_stop_during_a_pause_resumes_the_batches(sqlite_url: str) -> Non
         assert again.locked(stack_id) == []
 
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
 def test_a_rolling_update_cut_by_a_dead_engine_carries_on_in_batches(sqlite_url: str) -> None:
     """The engine is killed (SIGKILL) in the pause after the first batch; a fresh engine
     recovers the stack and the update updates the other members one at a time, never the
@@ -197,20 +191,14 @@ def test_a_rolling_update_cut_by_a_dead_engine_carries_on_in_batches(sqlite_url:
     all at once)."""
     policy = {"rolling_update": {"max_batch_size": 1, "pause_time": 2.0}}
     store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
-    first = store.store_raw_template(group(3, **policy), {}, {})
     update_id = store.store_raw_template(group(3, "w", **policy), {}, {})
-    stack_id = store.create_stack(NewStack("crashy", "tenant", first)).id
-    command = [sys.executable, "-m", "tests.scenarios.crash_engine", sqlite_url, stack_id]
-    engine = subprocess.Popen(
-        [*command, str(update_id), "nested"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    engine = start_engine(sqlite_url, {"template": group(3, **policy)}, update_id, "nested")
     try:
 
         def first_batch_done() -> bool:
+            stack_id = created_stack(store, "")
+            if stack_id is None:
+                return False
             stacks = store.list_stack_tree(stack_id)
             if len(stacks) < 2 or (stacks[1].action, stacks[1].status) != ("UPDATE", "COMPLETE"):
                 return False
@@ -220,6 +208,8 @@ def test_a_rolling_update_cut_by_a_dead_engine_carries_on_in_batches(sqlite_url:
     finally:
         engine.send_signal(signal.SIGKILL)
         engine.communicate()
+    stack_id = created_stack(store, "")
+    assert stack_id is not None
     child_id = store.list_stack_tree(stack_id)[1].id
     runtime = start_runtime(store, seed=None, nested=True, fallback_poll=0.5, settings=CRASH)
     try:

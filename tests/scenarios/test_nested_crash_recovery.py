@@ -3,7 +3,8 @@
 As :mod:`tests.scenarios.test_crash_recovery`, with a stack whose template resources are child
 stacks (two levels): a real engine process creates, updates and deletes it and is killed with
 SIGKILL after a random delay; a fresh engine must bring every stack of the tree (parent,
-children, grandchildren, deleted ones included) to a settled state, with no row left locked.
+children, grandchildren, deleted ones included) to a settled state, none left INIT_COMPLETE,
+with no row left locked.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.scenarios.crash_engine import CRASH_SETTINGS, run_and_kill
+from tests.scenarios.crash_engine import CRASH_SETTINGS, created_stack, run_and_kill
 from tests.scenarios.runtime_harness import HOT, migrated_sqlite, start_runtime
 from tests.scenarios.test_crash_recovery import locked_rows
 from thermik.actors.runtime import EngineRuntime
 from thermik.conf.settings import DatabaseSettings
 from thermik.persistence.factory import open_store
 from thermik.persistence.store import Store
-from thermik.persistence.values import NewStack, Stack, StackQuery
+from thermik.persistence.values import Stack, StackQuery
 
 RUNS = 8
 PARALLEL = 4
@@ -66,12 +67,10 @@ def template(word: str) -> dict[str, Any]:
     }
 
 
-def prepare(store: Store) -> tuple[str, int]:
-    """A stored stack to create and the template to update it to."""
-    first = store.store_raw_template(template("one"), {}, FILES)
+def prepare(store: Store) -> tuple[dict[str, Any], int]:
+    """The stack to create and the stored template to update it to."""
     second = store.store_raw_template(template("two"), {}, FILES)
-    stack = store.create_stack(NewStack("crashy", "tenant", first, disable_rollback=False))
-    return stack.id, second
+    return {"template": template("one"), "files": FILES}, second
 
 
 def tree_ids(store: Store, root_id: str) -> list[str]:
@@ -87,9 +86,13 @@ def kill_and_recover(directory: Path, migrated: Path, seed: int) -> dict[str, st
     directory.mkdir()
     url = migrated_sqlite(directory, migrated)
     store = open_store(DatabaseSettings(url, busy_timeout=10), None)
-    stack_id, update = prepare(store)
-    progress = run_and_kill(url, stack_id, update, rng.uniform(0.0, 1.6), "nested")
+    create, update = prepare(store)
+    progress = run_and_kill(url, create, update, rng.uniform(0.0, 1.6), "nested")
     where = f"seed {seed}, killed after [{progress}]"
+    stack_id = created_stack(store, progress)
+    if stack_id is None:
+        store.close()
+        return {}
     runtime = start_runtime(
         store, seed=None, nested=True, fallback_poll=2.0, settings=CRASH_SETTINGS
     )
@@ -98,6 +101,7 @@ def kill_and_recover(directory: Path, migrated: Path, seed: int) -> dict[str, st
         for stack in settled:
             state = f"{stack.action}_{stack.status}"
             assert stack.status != "IN_PROGRESS", f"{where}: {stack.name} left {state}"
+            assert stack.action != "INIT", f"{where}: {stack.name} never started"
             locked = locked_rows(store, stack.id)
             assert not locked, f"{where}: {stack.name}: rows still locked: {locked}"
             owner = store.get_stack(stack.owner_id, show_deleted=True) if stack.owner_id else None
@@ -141,3 +145,4 @@ def test_a_killed_engine_leaves_no_nested_stack_stuck(tmp_path: Path, migrated_f
         outcomes = {seed: future.result() for seed, future in futures.items()}
     finals = {state for found in outcomes.values() for state in found.values()}
     assert all(state.endswith(("_COMPLETE", "_FAILED")) for state in finals), outcomes
+    assert "INIT_COMPLETE" not in finals, outcomes

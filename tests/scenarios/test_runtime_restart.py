@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
+from typing import Any
 
-from tests.scenarios.crash_engine import CRASH_SETTINGS
+from tests.scenarios.crash_engine import CRASH_SETTINGS, created_stack, start_engine
 from tests.scenarios.runtime_harness import HOT, REGISTRY, harness_on, res, wait_until
 from thermik.actors.runtime import EngineRuntime
 from thermik.conf.settings import DatabaseSettings
 from thermik.engine.states import Action
 from thermik.persistence.factory import open_store
-from thermik.persistence.resource_values import EventQuery
-from thermik.persistence.values import NewStack
+from thermik.persistence.resource_values import EventQuery, Resource
+from thermik.persistence.store import Store
 
-ROOT = Path(__file__).resolve().parents[2]
 WENT_DOWN = "Worker went down during resource CREATE"
 CREATING = ("CREATE", "IN_PROGRESS")
 
@@ -90,23 +86,25 @@ def test_an_update_interrupted_by_a_clean_stop_resumes(sqlite_url: str) -> None:
         assert again.value_of(stack_id, "a") == again.value_of(stack_id, "b") == "two"
 
 
+def rows_of(store: Store) -> list[Resource]:
+    """The rows of the stack the engine process created (none before it stored it)."""
+    stack_id = created_stack(store, "")
+    return [] if stack_id is None else store.list_resources(stack_id)
+
+
 def test_a_killed_engines_running_action_fails_as_engine_went_down(sqlite_url: str) -> None:
     store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
     template = {"heat_template_version": HOT, "resources": {"slow": res(wait_secs=30)}}
     raw = store.store_raw_template(template, {}, {})
-    stack_id = store.create_stack(NewStack("killed", "tenant", raw, disable_rollback=True)).id
-    engine = subprocess.Popen(
-        [sys.executable, "-m", "tests.scenarios.crash_engine", sqlite_url, stack_id, str(raw)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    engine = start_engine(sqlite_url, {"template": template}, raw)
     try:
-        wait_until(lambda: any(r.engine_id for r in store.list_resources(stack_id)))
-        killed = next(r.engine_id for r in store.list_resources(stack_id) if r.engine_id)
+        wait_until(lambda: any(r.engine_id for r in rows_of(store)))
+        killed = next(r.engine_id for r in rows_of(store) if r.engine_id)
     finally:
         engine.send_signal(signal.SIGKILL)
         engine.communicate()
+    stack_id = created_stack(store, "")
+    assert stack_id is not None
     runtime = EngineRuntime.start(store=store, registry=REGISTRY, settings=CRASH_SETTINGS)
     try:
         # Once the killed engine's lease expired, its locked row is released as FAILED (the
@@ -127,7 +125,7 @@ def test_an_update_killed_while_creating_a_replacement_finishes(sqlite_url: str)
     re-checks it), instead of failing the resumed update."""
     store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
 
-    def template(value: str) -> int:
+    def template(value: str) -> dict[str, Any]:
         resources = {
             "r": res(value, update_replace=True, action_wait_secs={"create": 1.5}),
             "after": {
@@ -135,21 +133,13 @@ def test_an_update_killed_while_creating_a_replacement_finishes(sqlite_url: str)
                 "properties": {"value": {"get_resource": "r"}},
             },
         }
-        return store.store_raw_template(
-            {"heat_template_version": HOT, "resources": resources}, {}, {}
-        )
+        return {"heat_template_version": HOT, "resources": resources}
 
-    first, second = template("one"), template("two")
-    stack_id = store.create_stack(NewStack("killed", "tenant", first)).id
-    engine = subprocess.Popen(
-        [sys.executable, "-m", "tests.scenarios.crash_engine", sqlite_url, stack_id, str(second)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    second = store.store_raw_template(template("two"), {}, {})
+    engine = start_engine(sqlite_url, {"template": template("one")}, second)
 
     def creating_replacement() -> bool:
-        rows = store.list_resources(stack_id)
+        rows = rows_of(store)
         return any(row.replaces is not None and row.status == "IN_PROGRESS" for row in rows)
 
     try:
@@ -157,6 +147,8 @@ def test_an_update_killed_while_creating_a_replacement_finishes(sqlite_url: str)
     finally:
         engine.send_signal(signal.SIGKILL)
         engine.communicate()
+    stack_id = created_stack(store, "")
+    assert stack_id is not None
     runtime = EngineRuntime.start(store=store, registry=REGISTRY, settings=CRASH_SETTINGS)
     try:
         state = str(runtime.wait(stack_id, 30))

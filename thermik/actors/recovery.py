@@ -4,9 +4,11 @@ A stack is driven by the engine holding its lease, renewed with every heartbeat.
 stops renewing (it crashed or was killed), its leases expire and any engine may take them over:
 rows it had locked are released as ``<ACTION>_FAILED`` ("Worker went down during resource
 CREATE"), and a traversal it left IN_PROGRESS is resumed from the rows and the join log. The
-runtime runs this on start and on every heartbeat (the reaper Heat never had). An engine that
-stopped cleanly locked nothing any more: it suspended its running actions
-(:mod:`thermik.actors.suspension`), which the resumed traversal takes up without failing them.
+runtime runs this on start and on every heartbeat (the reaper Heat never had). A new stack
+is stored with its create's traversal and lease (:mod:`thermik.actors.creation`), so one the
+dead engine had only just stored is resumed like the others. An engine that stopped cleanly
+locked nothing any more: it suspended its running actions (:mod:`thermik.actors.suspension`),
+which the resumed traversal takes up without failing them.
 """
 
 from __future__ import annotations

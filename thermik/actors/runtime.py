@@ -3,14 +3,15 @@
 :class:`EngineRuntime` owns the engine's shared machinery (stack and resource actor tables, the
 plugin executor, the actor threads, the timer service), registers the engine and heartbeats,
 renews the leases of the stacks it drives, and recovers stacks whose engine died. Its methods
-are called from outside any actor (API, CLI, tests): ``converge``, ``cancel`` and ``signal``
-wait for the actor's answer, ``wait`` for a traversal to end.
+are called from outside any actor (API, CLI, tests): ``create``, ``converge``, ``cancel`` and
+``signal`` wait for the actor's answer, ``wait`` for a traversal to end.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import logging
 import socket
 import threading
@@ -24,6 +25,7 @@ import pykka
 from thermik.actors import recovery
 from thermik.actors.affinity import engine_cpus
 from thermik.actors.collector import pace_collector
+from thermik.actors.creation import CreateStack
 from thermik.actors.resource import ResourceActor, Wake
 from thermik.actors.services import Services
 from thermik.actors.stack import StackActor
@@ -42,6 +44,7 @@ from thermik.errors import (
     ThermikError,
 )
 from thermik.persistence.store import Store
+from thermik.persistence.values import NewStack, Stack
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
@@ -159,6 +162,23 @@ class EngineRuntime:
         except pykka.ActorDeadError:
             raise EngineStopping(f"stack {request.stack_id}: the engine is stopping") from None
         return answer
+
+    def create(self, new: NewStack, request: ConvergeRequest) -> Stack:
+        """Store the new stack ``new`` with the create (or adopt) ``request`` started, in one
+        transaction (:mod:`thermik.actors.creation`), then converge it; the stored stack.
+
+        Raises:
+            EngineStopping: the runtime is stopping.
+            DuplicateName: the tenant has a live stack of that name (nothing is stored).
+        """
+        new = dataclasses.replace(new, id=request.stack_id)
+        try:
+            stack: Stack = self._services.stacks.ask(
+                request.stack_id, CreateStack(new, request)
+            ).get(timeout=ANSWER_TIMEOUT)
+        except pykka.ActorDeadError:
+            raise EngineStopping(f"stack {request.stack_id}: the engine is stopping") from None
+        return stack
 
     def cancel(self, stack_id: str, *, rollback: bool) -> None:
         """Cancel the running traversal (``cancel_update`` with rollback, else without).

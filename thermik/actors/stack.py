@@ -1,8 +1,8 @@
 """The StackActor: one per stack with a traversal, the shell around :func:`decide`.
 
-It turns requests (converge, cancel, resume) and replies from resource actors into ``decide``
-calls and executes the returned commands in order: a join record is appended before the
-successors it enables are dispatched, a state is stored before it is reported. When its
+It turns requests (create, converge, cancel, resume) and replies from resource actors into
+``decide`` calls and executes the returned commands in order: a join record is appended before
+the successors it enables are dispatched, a state is stored before it is reported. When its
 traversal is over it releases the stack lease and stops: idle stacks hold no actor.
 
 Failure semantics: requests raise to their caller (``TraversalConflict`` when the
@@ -21,10 +21,11 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from thermik.actors import codec, stack_changes
+from thermik.actors import codec, creation, stack_changes
 from thermik.actors.check_support import fully_checkable
 from thermik.actors.codec import TraversalRecord
-from thermik.actors.plan import TraversalPlan
+from thermik.actors.creation import CreateStack
+from thermik.actors.plan import TraversalPlan, load_definition
 from thermik.actors.planning import EMPTYING, Prepared, definition_of, prepare
 from thermik.actors.services import Services
 from thermik.actors.table import PooledActor
@@ -66,7 +67,8 @@ from thermik.errors import (
     ThermikError,
     TraversalConflict,
 )
-from thermik.persistence.values import Stack
+from thermik.persistence.values import NewLease, Stack
+from thermik.resources.context import StackIdentity
 from thermik.template import StackDefinition
 
 DELETED = State(Action.DELETE, Status.COMPLETE)
@@ -102,6 +104,8 @@ class StackActor(PooledActor):
         try:
             if isinstance(message, ConvergeRequest):
                 return self._converge(message)
+            if isinstance(message, CreateStack):
+                return self._create(message)
             if isinstance(message, CancelStack):
                 return self._cancel(message)
             if isinstance(message, ResumeStack):
@@ -195,6 +199,19 @@ class StackActor(PooledActor):
         )
         changes = stack_changes.starting(record, request, stack, template_id)
         return self._swap_and_start(stack, expected, record, changes, definition)
+
+    def _create(self, message: CreateStack) -> Stack:
+        new = message.new
+        record = creation.record_of(message)
+        identity = StackIdentity(self.stack_id, new.name, new.tenant)
+        definition = load_definition(
+            self.store, new.raw_template_id, identity, self.services.registry
+        )
+        lease = NewLease(self.services.engine_id, self._lease_seconds)
+        row = creation.started_row(message, record, str(uuid.uuid4()), lease)
+        stack = self.store.create_stack(row)
+        self._start(stack, record, definition)
+        return stack
 
     def _swap_and_start(
         self,

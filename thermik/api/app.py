@@ -1,7 +1,8 @@
 """The WSGI application of the Heat-v1-compatible REST API.
 
 Routes are declared by the collection modules of :mod:`thermik.api.v1` (each has ``routes()``);
-this module only assembles them with the error mapping, the body limit and authentication.
+this module only assembles them with the error mapping, the body limit, authentication and the
+policy every responder enforces (:mod:`thermik.api.policy`).
 The engine-served metadata delivery (the builtin backend's capability URLs under
 :data:`DELIVERY_PREFIX`) is mounted beside the API, without authentication: the signed URL is
 the credential.
@@ -18,6 +19,7 @@ import falcon
 from thermik import errors
 from thermik.api import admissible, auth, body, faults
 from thermik.api.boundary import OrchestrationService
+from thermik.api.policy import Policy
 from thermik.api.v1 import (
     actions,
     build_info,
@@ -89,9 +91,13 @@ def all_routes(deps: Deps) -> Iterator[Route]:
 
 
 def build_app(
-    service: OrchestrationService, contexts: auth.ContextFactory, limits: LimitSettings
+    service: OrchestrationService,
+    contexts: auth.ContextFactory,
+    limits: LimitSettings,
+    policy: Policy | None = None,
 ) -> falcon.App[falcon.Request, falcon.Response]:
-    """The Falcon application without any WSGI middleware around it."""
+    """The Falcon application without any WSGI middleware around it (``policy``: the
+    defaults in code when None)."""
     app = falcon.App()
     app.add_middleware(admissible.AdmissibleRequest())
     app.add_middleware(auth.ContextMiddleware(contexts))
@@ -99,7 +105,8 @@ def build_app(
     app.req_options.strip_url_path_trailing_slash = True
     app.req_options.auto_parse_qs_csv = False
     faults.install(app)
-    for route in all_routes(Deps(service=service, limits=limits)):
+    deps = Deps(service=service, limits=limits, policy=policy or Policy())
+    for route in all_routes(deps):
         app.add_route(route.path, route.responder)
     return app
 
@@ -109,17 +116,20 @@ def make_app(
     settings: ApiSettings,
     *,
     limits: LimitSettings,
+    policy: Policy | None = None,
     keystone_conf: Mapping[str, Any] | None = None,
     delivery: auth.WsgiApp | None = None,
 ) -> auth.WsgiApp:
-    """The API as a WSGI callable, authenticated as ``settings.auth_strategy`` says.
+    """The API as a WSGI callable, authenticated as ``settings.auth_strategy`` says and
+    authorized by ``policy`` (built by the composition root from ``[oslo_policy]``; the
+    defaults in code when None).
 
     ``keystone_conf`` configures keystonemiddleware's auth_token when the strategy is
     ``keystone`` (``{"oslo_config_config": conf}`` reads ``[keystone_authtoken]``).
     ``delivery`` (the builtin backend's capability URLs) is served unauthenticated under
     :data:`DELIVERY_PREFIX`.
     """
-    app = _authenticated(service, settings, limits, keystone_conf)
+    app = _authenticated(service, settings, limits, policy or Policy(), keystone_conf)
     return app if delivery is None else _WithDelivery(app, delivery)
 
 
@@ -127,12 +137,13 @@ def _authenticated(
     service: OrchestrationService,
     settings: ApiSettings,
     limits: LimitSettings,
+    policy: Policy,
     keystone_conf: Mapping[str, Any] | None,
 ) -> auth.WsgiApp:
     if settings.auth_strategy == "noauth":
-        return build_app(service, auth.NoAuthContext(settings.static_token), limits)
+        return build_app(service, auth.NoAuthContext(settings.static_token), limits, policy)
     if settings.auth_strategy == "keystone":
-        app = build_app(service, auth.KeystoneContext(), limits)
+        app = build_app(service, auth.KeystoneContext(policy), limits, policy)
         return auth.keystone_protected(app, keystone_conf or {}, versions.OPEN_PATHS)
     raise errors.ConfigError(
         f"api.auth_strategy: unknown strategy {settings.auth_strategy!r}, "

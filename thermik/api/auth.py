@@ -2,38 +2,56 @@
 
 Two strategies (``[api] auth_strategy``):
 
-* ``noauth`` trusts the tenant in the URL (``/v1/<tenant>/...``); with ``static_token`` set, every
-  request must carry it in ``X-Auth-Token`` (401 otherwise).
+* ``noauth`` trusts the tenant in the URL (``/v1/<tenant>/...``) and makes the caller a member
+  of it; with ``static_token`` set, every request must carry it in ``X-Auth-Token`` (401
+  otherwise).
 * ``keystone`` puts keystonemiddleware's ``auth_token`` in front of the app; the identity headers
   it sets are trusted (it strips client-sent ones), and the tenant in the URL must be the token's
-  project unless the caller is an admin (403).
+  project unless the caller is an admin by the ``context_is_admin`` rule (403).
 
-Tenant isolation itself is the service's job: it scopes every lookup by ``ctx.tenant``.
+What the caller may then do is the policy's decision (:mod:`thermik.api.policy`); tenant
+isolation itself is the service's job: it scopes every lookup by ``ctx.tenant``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 import falcon
+from oslo_context import context as oslo_context
 
 from thermik import errors
 from thermik.api.boundary import RequestContext
+from thermik.api.policy import (
+    NOAUTH_ROLES,
+    Credentials,
+    Policy,
+    noauth_credentials,
+    with_implied_roles,
+)
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-ADMIN_ROLE = "admin"
 REQUEST_ID_HEADER = "x-openstack-request-id"
 
 
-class ContextFactory(Protocol):
-    """Builds the caller's context for a request addressed to ``tenant`` (or raises 401/403)."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class Caller:
+    """Who is calling: the context the service scopes by, and what the policy checks."""
 
-    def __call__(self, req: falcon.Request, tenant: str, request_id: str) -> RequestContext:
-        """The context, or Unauthorized/Forbidden."""
+    context: RequestContext
+    credentials: Credentials
+
+
+class ContextFactory(Protocol):
+    """Builds the caller for a request addressed to ``tenant`` (or raises 401/403)."""
+
+    def __call__(self, req: falcon.Request, tenant: str, request_id: str) -> Caller:
+        """The caller, or Unauthorized/Forbidden."""
 
 
 class NoAuthContext:
@@ -42,42 +60,51 @@ class NoAuthContext:
     def __init__(self, static_token: str | None = None) -> None:
         self._static_token = static_token
 
-    def __call__(self, req: falcon.Request, tenant: str, request_id: str) -> RequestContext:
+    def __call__(self, req: falcon.Request, tenant: str, request_id: str) -> Caller:
         token = req.get_header("X-Auth-Token")
         if self._static_token is not None and not (
             token is not None
             and hmac.compare_digest(token.encode("utf-8"), self._static_token.encode("utf-8"))
         ):
             raise errors.Unauthorized("Authentication required: missing or wrong X-Auth-Token")
-        return RequestContext(
-            tenant=tenant,
-            user=req.get_header("X-Auth-User"),
-            token=token,
-            request_id=request_id,
+        user = req.get_header("X-Auth-User")
+        context = RequestContext(
+            tenant=tenant, user=user, roles=NOAUTH_ROLES, token=token, request_id=request_id
         )
+        return Caller(context, noauth_credentials(tenant, user))
 
 
 class KeystoneContext:
-    """Read the identity keystonemiddleware established; the URL's tenant must match it."""
+    """Read the identity keystonemiddleware established; the URL's tenant must match it.
 
-    def __call__(self, req: falcon.Request, tenant: str, request_id: str) -> RequestContext:
+    Who is an admin is the policy's ``context_is_admin`` rule; an admin's requests are checked
+    against the token's own project, as Heat does, so that it may address any tenant.
+    """
+
+    def __init__(self, policy: Policy | None = None) -> None:
+        self._policy = policy or Policy()
+
+    def __call__(self, req: falcon.Request, tenant: str, request_id: str) -> Caller:
         if req.get_header("X-Identity-Status") != "Confirmed":
             raise errors.Unauthorized("Authentication required")
-        roles = tuple(
-            role.strip() for role in (req.get_header("X-Roles") or "").split(",") if role.strip()
-        )
-        is_admin = ADMIN_ROLE in roles
-        project = req.get_header("X-Project-Id")
+        # A plain dict: oslo.context's would keep its own values over the ones set below.
+        values = dict(oslo_context.RequestContext.from_environ(req.env).to_policy_values().items())
+        values["roles"] = list(with_implied_roles(values.get("roles") or []))
+        is_admin = self._policy.is_admin(values)
+        values["is_admin"] = is_admin
+        project = values.get("project_id")
         if project != tenant and not is_admin:
             raise errors.Forbidden(f"Tenant {tenant!r} does not match the token's project")
-        return RequestContext(
+        context = RequestContext(
             tenant=tenant,
-            user=req.get_header("X-User-Id"),
-            roles=roles,
+            user=values.get("user_id"),
+            roles=tuple(values["roles"]),
             is_admin=is_admin,
             token=req.get_header("X-Auth-Token"),
             request_id=request_id,
         )
+        target = project if is_admin and project else tenant
+        return Caller(context, Credentials(values=values, project_id=target))
 
 
 class ContextMiddleware:
@@ -97,7 +124,9 @@ class ContextMiddleware:
         """Build the caller's context for tenant-scoped routes."""
         tenant = params.pop("tenant_id", None)
         if resource is not None and tenant is not None:
-            req.context.thermik = self._factory(req, tenant, req.context.request_id)
+            caller = self._factory(req, tenant, req.context.request_id)
+            req.context.thermik = caller.context
+            req.context.credentials = caller.credentials
 
 
 def context_of(req: falcon.Request) -> RequestContext:
@@ -108,10 +137,12 @@ def context_of(req: falcon.Request) -> RequestContext:
     return ctx
 
 
-def require_admin(ctx: RequestContext, what: str) -> None:
-    """Forbidden unless the caller is an admin (Heat's ``context_is_admin`` policy)."""
-    if not ctx.is_admin:
-        raise errors.Forbidden(f"{what} is only allowed for administrators")
+def credentials_of(req: falcon.Request) -> Credentials:
+    """What the policy checks for the caller of ``req`` (stored by :class:`ContextMiddleware`)."""
+    credentials = getattr(req.context, "credentials", None)
+    if not isinstance(credentials, Credentials):
+        raise errors.Unauthorized("No tenant in the request path")
+    return credentials
 
 
 class _UnauthenticatedPaths:

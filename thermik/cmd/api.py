@@ -31,8 +31,9 @@ from thermik import errors
 from thermik.api.app import make_app
 from thermik.api.auth import WsgiApp
 from thermik.api.boundary import OrchestrationService
+from thermik.api.policy import Policy
 from thermik.api.wsgi_server import ThreadingWSGIServer, make_server
-from thermik.conf import opts
+from thermik.conf import opts, policies
 from thermik.conf.settings import Settings
 from thermik.delivery.loopback import Handler, wsgi_app
 
@@ -81,6 +82,7 @@ def build_wsgi_app(
         service,
         settings.api,
         limits=settings.limits,
+        policy=Policy(policies.build_enforcer(conf)),
         keystone_conf={"oslo_config_config": conf},
         delivery=None if delivery is None else wsgi_app(delivery),
     )

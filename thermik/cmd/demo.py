@@ -1,8 +1,10 @@
 """``thermik demo``: create the demo stack with the engine in this process and show its outputs.
 
-The demo runs on the embedded default (SQLite under the user's state directory, or under
-``--state-dir``), follows the create live (events and a progress bar) and prints the stack with
-its outputs. A previous demo stack of the same name is deleted first, so the demo can run again.
+The demo runs on the embedded default in a state directory of its own (``demo`` under the
+user's state directory, or ``--state-dir``), so that it never touches the user's stacks; only
+``thermik --config-file F demo`` runs it on the database ``F`` configures. It follows the create
+live (events and a progress bar) and prints the stack with its outputs. A previous demo stack of
+the same name (in the demo's database) is deleted first, so the demo can run again.
 
 With ``--agent COMMAND`` (what ``tools/demo.sh`` passes) it is the software deployment demo
 (``thermik/demo/deployments.yaml``): a DeployedServer and three script deployments over the
@@ -27,13 +29,15 @@ from thermik.cmd.render import Row
 from thermik.cmd.session import template_size
 from thermik.cmd.stack import StackCommand
 from thermik.cmd.template_files import parse_parameters
-from thermik.conf.settings import Settings
+from thermik.conf.settings import Settings, default_state_dir
 from thermik.errors import StackNotFound
 from thermik.template.loader import load_document
 
 DEMO_PACKAGE = "thermik.demo"
 DEMO_TEMPLATE = "demo.yaml"
 DEPLOYMENT_TEMPLATE = "deployments.yaml"
+#: The demo's own state directory, below the user's.
+DEMO_STATE_DIR = "demo"
 #: The deployment demo fails (instead of waiting for an hour) when its agent does not answer.
 DEPLOYMENT_TIMEOUT_MINS = 5
 
@@ -52,7 +56,8 @@ class Demo(StackCommand, ShowOne):
         parser.add_argument(
             "--state-dir",
             metavar="<dir>",
-            help="Keep the demo's database here instead of the user's state directory",
+            help="Keep the demo's database here (default: demo/ below the user's state "
+            "directory; with --config-file, the database it configures)",
         )
         parser.add_argument(
             "--parameter",
@@ -72,8 +77,7 @@ class Demo(StackCommand, ShowOne):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Row:
-        if parsed_args.state_dir:
-            self.thermik.use_settings(Settings.embedded(Path(parsed_args.state_dir)))
+        self._use_own_state(parsed_args.state_dir)
         self._remove_previous(parsed_args)
         agent = parsed_args.agent
         template = load_document(demo_text(DEPLOYMENT_TEMPLATE if agent else DEMO_TEMPLATE))
@@ -90,6 +94,13 @@ class Demo(StackCommand, ShowOne):
         else:
             self.wait(stack, None, template_size(template), parsed_args)
         return self.show(stack, outputs=True)
+
+    def _use_own_state(self, state_dir: str | None) -> None:
+        """Run on ``state_dir``, or the demo's own directory unless a config file says where."""
+        if state_dir:
+            self.thermik.use_settings(Settings.embedded(Path(state_dir)))
+        elif not self.thermik.options.config_file:
+            self.thermik.use_settings(Settings.embedded(default_state_dir() / DEMO_STATE_DIR))
 
     def _with_agent(
         self, command: str, stack: StackIdentity, total: int, parsed_args: argparse.Namespace

@@ -18,7 +18,7 @@ from thermik.engine.states import State
 from thermik.errors import LeaseConflict, StackNotFound
 from thermik.orchestration.descriptions import TemplateDescriptions
 from thermik.persistence.store import Store
-from thermik.persistence.values import RawTemplate, Stack
+from thermik.persistence.values import NewStack, RawTemplate, Stack
 from thermik.resources import Registry
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
 
@@ -29,6 +29,10 @@ class Runtime(Protocol):
     @property
     def engine_id(self) -> str:
         """This engine's id (stack leases name the engine driving a stack)."""
+        ...
+
+    def create(self, new: NewStack, request: ConvergeRequest) -> Stack:
+        """Store a new stack with its create (or adopt) started, in one transaction."""
         ...
 
     def converge(self, request: ConvergeRequest) -> str:

@@ -112,9 +112,9 @@ class NestedStacks:
         # Recorded before the child exists: an interrupted create leaves no orphan.
         ctx.data.set(CHILD_KEY, stack_id)
         row = _child_row(ctx, parent, nested, template_id, name, stack_id)
+        start = ConvergeRequest(stack_id, Action.CREATE, template_id=template_id)
         with dropped_if_refused(self.store, template_id):
-            child = self.store.create_stack(row)
-        self._start_create(child)
+            self.runtime.create(row, start)
         return stack_id
 
     def _earlier_child(self, ctx: ResourceContext) -> str | None:
@@ -340,7 +340,7 @@ def _child_row(
     name: str,
     stack_id: str,
 ) -> NewStack:
-    """The stack row of a new child (INIT_COMPLETE until the runtime starts it)."""
+    """The stack row of a new child (the runtime stores it with its create started)."""
     return NewStack(
         name=name,
         tenant=parent.tenant,

@@ -1,8 +1,9 @@
 """Stacks: create, adopt, preview, list, identify, show and delete.
 
 A create checks everything first (name, template, environments, parameters, every resource,
-limits), then stores the raw template and the stack row (INIT_COMPLETE, as Heat does) and asks
-the runtime to converge. A rejected request stores nothing.
+limits), then stores the raw template and asks the runtime to store the stack row with its
+create already started (``CREATE_IN_PROGRESS``, its traversal and lease, in one transaction:
+:mod:`thermik.actors.creation`). A rejected request stores nothing.
 """
 
 from __future__ import annotations
@@ -116,26 +117,21 @@ class StackOperations(OutputOperations):
         operation: Action,
         adopt_data: Mapping[str, Any] | None = None,
     ) -> StackIdentity:
-        """Store the raw template and the stack, then start converging it."""
+        """Store the raw template, then the stack with its create started (one transaction:
+        a crash leaves no stack, or one that recovery resumes)."""
         name = prepared.definition.identity.stack_name
         template_id = self.store.store_raw_template(
             prepared.template, prepared.environment, prepared.files, prepared.hidden_parameters
         )
         new = _new_stack(ctx, request, name, stack_id, template_id)
+        start = ConvergeRequest(
+            stack_id=stack_id, operation=operation, template_id=template_id, adopt_data=adopt_data
+        )
         try:
             with dropped_if_refused(self.store, template_id):
-                stack = self.store.create_stack(new)
+                stack = self.runtime.create(new, start)
         except DuplicateName:
             raise DuplicateName(f"The Stack ({name}) already exists.", stack=name) from None
-        self.runtime.converge(
-            ConvergeRequest(
-                stack_id=stack.id,
-                operation=operation,
-                template_id=template_id,
-                expected_traversal=stack.current_traversal,
-                adopt_data=adopt_data,
-            )
-        )
         return identity_of(stack)
 
     def create_stack(self, ctx: RequestContext, request: StackRequest) -> StackIdentity:
@@ -254,7 +250,7 @@ def _adopted_files(data: Mapping[str, Any]) -> dict[str, str]:
 def _new_stack(
     ctx: RequestContext, request: StackRequest, name: str, stack_id: str, template_id: int
 ) -> NewStack:
-    """The stack row of a create or adopt (INIT_COMPLETE until the runtime starts it)."""
+    """The stack row of a create or adopt (the runtime stores it with its traversal)."""
     rollback = request.disable_rollback
     return NewStack(
         name=name,

@@ -73,7 +73,8 @@ class StackStore(abc.ABC):
 
     @abc.abstractmethod
     def create_stack(self, new: NewStack) -> Stack:
-        """Insert a stack (``DuplicateName`` if the tenant has a live stack of that name)."""
+        """Insert a stack, and its ``lease`` if it has one, in one transaction
+        (``DuplicateName`` if the tenant has a live stack of that name)."""
 
     @abc.abstractmethod
     def get_stack(

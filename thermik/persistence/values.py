@@ -44,8 +44,21 @@ class RawTemplate:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class NewLease:
+    """A stack lease taken in the same transaction as the stack row it is for."""
+
+    engine_id: str
+    seconds: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class NewStack:
-    """What is needed to create a stack row; ``id`` is generated when not given."""
+    """What is needed to create a stack row; ``id`` is generated when not given.
+
+    A stack stored with its first traversal already started (``current_traversal``,
+    ``current_deps``) comes with the ``lease`` of the engine that drives it: recovery then
+    sees a crash right after the insert as any interrupted traversal.
+    """
 
     name: str
     tenant: str
@@ -63,6 +76,8 @@ class NewStack:
     status_reason: str = ""
     current_traversal: str = ""
     tags: tuple[str, ...] = ()
+    current_deps: JSON | None = None
+    lease: NewLease | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -116,6 +116,14 @@ class BatchedGroup(NestedGroup):
         ctx.set_physical_id(stack_id)
         return Progress({_ACTION: "CREATE", _BATCH: policy.as_state()})
 
+    def resume_create(self, ctx: ResourceContext, props: Props) -> Progress:
+        """Wait for the child's create (with ``batch_create``, then create the other
+        batches)."""
+        policy = self.batch_policy(ctx, BATCH_CREATE)
+        if policy is None:
+            return super().resume_create(ctx, props)
+        return Progress({_ACTION: "CREATE", _BATCH: policy.as_state()})
+
     def check_create_complete(
         self, ctx: ResourceContext, props: Props, progress: Progress | None
     ) -> CheckResult:

@@ -89,7 +89,18 @@ class NestedStackResource(ResourcePlugin):
             stack_id = services.create(ctx, self.nested(ctx, new_props))
             ctx.set_physical_id(stack_id)
             return Progress({_ACTION: "CREATE"})
+        if not changed and _creating(services, ctx, stack_id):
+            # The resource's create was interrupted (its engine died) while the child's, for
+            # the same properties, still runs: it goes on (recovered as any stack's), and the
+            # resource waits for it rather than superseding it with an update.
+            if ctx.physical_id != stack_id:
+                ctx.set_physical_id(stack_id)
+            return self.resume_create(ctx, new_props)
         return self.update_child(ctx, stack_id, new_props)
+
+    def resume_create(self, ctx: ResourceContext, props: Props) -> Progress:
+        """Wait for the child's create, which started before this action."""
+        return Progress({_ACTION: "CREATE"})
 
     def update_child(self, ctx: ResourceContext, stack_id: str, props: Props) -> Progress:
         """Start updating the existing child ``stack_id`` to what ``props`` define."""
@@ -235,6 +246,11 @@ class NestedStackResource(ResourcePlugin):
                 resource=ctx.resource_name,
             )
         return True
+
+
+def _creating(services: NestedStackServices, ctx: ResourceContext, stack_id: str) -> bool:
+    state = services.state(ctx, stack_id)
+    return state.action == "CREATE" and not state.settled
 
 
 def _gone(services: NestedStackServices, ctx: ResourceContext, stack_id: str) -> bool:

@@ -126,7 +126,7 @@ def test_every_response_has_a_request_id(client: falcon.testing.TestClient) -> N
 def test_a_client_error_is_one_log_line_it_cannot_forge(
     client: falcon.testing.TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.DEBUG):
+    with caplog.at_level(logging.INFO):
         result = client.simulate_get(tenant_path("/stacks/no%0Ape"))
     assert result.status_code == 404
     assert [(r.name, r.levelno, r.exc_info) for r in caplog.records] == [

@@ -11,7 +11,7 @@ import falcon
 from thermik import errors
 from thermik.api import body, responses
 from thermik.api.boundary import StackAction
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, stack_of
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, stack_of
 
 _NAMES = ", ".join(action.value for action in StackAction)
 
@@ -37,7 +37,8 @@ class Actions(Endpoint):
     def on_post(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Start the named action."""
         action = parse_action(body.read_object(req, self.limits.max_json_body_size))
-        self.service.stack_action(context_of(req), stack_of(path), action)
+        ctx = self.authorize(req, f"actions:{action.value}")
+        self.service.stack_action(ctx, stack_of(path), action)
         responses.json(resp, None)
 
 

@@ -6,9 +6,8 @@ import falcon
 
 import thermik
 from thermik.api import responses
-from thermik.api.auth import require_admin
 from thermik.api.responses import isotime
-from thermik.api.v1.endpoint import Deps, Endpoint, Route, context_of
+from thermik.api.v1.endpoint import Deps, Endpoint, Route
 
 
 class BuildInfo(Endpoint):
@@ -16,7 +15,7 @@ class BuildInfo(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Show revisions."""
-        ctx = context_of(req)
+        ctx = self.authorize(req, "build_info:build_info")
         responses.json(
             resp,
             {
@@ -31,8 +30,7 @@ class Services(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """List engines."""
-        ctx = context_of(req)
-        require_admin(ctx, "Listing services")
+        ctx = self.authorize(req, "service:index")
         services = [
             {
                 "id": view.id,

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 
 import falcon
 
-from thermik.api.auth import context_of
+from thermik.api.auth import context_of, credentials_of
 from thermik.api.boundary import OrchestrationService, RequestContext, StackIdentity
 from thermik.api.links import Links
+from thermik.api.policy import Policy
 from thermik.conf.settings import LimitSettings
 
 #: Every tenant-scoped route is below this prefix; the middleware consumes ``tenant_id``.
@@ -39,14 +40,21 @@ class Deps:
 
     service: OrchestrationService
     limits: LimitSettings
+    policy: Policy = dataclasses.field(default_factory=Policy)
 
 
 class Endpoint:
-    """Base of the v1 Falcon resources: holds the service and the size limits."""
+    """Base of the v1 Falcon resources: holds the service, the size limits and the policy."""
 
     def __init__(self, deps: Deps) -> None:
         self.service = deps.service
         self.limits = deps.limits
+        self.policy = deps.policy
+
+    def authorize(self, req: falcon.Request, rule: str) -> RequestContext:
+        """The caller's context, once the policy's ``rule`` allows it (403 otherwise)."""
+        self.policy.authorize(rule, credentials_of(req))
+        return context_of(req)
 
 
 def links_for(req: falcon.Request, ctx: RequestContext) -> Links:

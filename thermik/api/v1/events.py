@@ -7,7 +7,7 @@ import falcon
 from thermik.api import formatting, responses
 from thermik.api.boundary import EventQuery
 from thermik.api.query import Query
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, links_for, stack_of
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, links_for, stack_of
 from thermik.api.v1.resources import RESOURCE
 
 EVENT_FILTERS = ("resource_action", "resource_status", "resource_name", "resource_type")
@@ -36,7 +36,7 @@ class Events(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """List events."""
-        ctx = context_of(req)
+        ctx = self.authorize(req, "events:index")
         resource_name = path.get("resource_name")
         query = event_query(Query(req), resource_name)
         views = self.service.list_events(ctx, stack_of(path), query)
@@ -51,7 +51,7 @@ class Event(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show one event."""
-        ctx = context_of(req)
+        ctx = self.authorize(req, "events:show")
         view = self.service.show_event(
             ctx, stack_of(path), path["resource_name"], path["event_id"]
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import falcon
 
 from thermik.api import formatting, responses
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, stack_of
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, stack_of
 
 
 class Outputs(Endpoint):
@@ -13,7 +13,8 @@ class Outputs(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """List output keys and descriptions."""
-        views = self.service.list_outputs(context_of(req), stack_of(path))
+        ctx = self.authorize(req, "stacks:list_outputs")
+        views = self.service.list_outputs(ctx, stack_of(path))
         responses.json(resp, {"outputs": [formatting.output_summary(view) for view in views]})
 
 
@@ -22,7 +23,8 @@ class Output(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show one output with its value (or ``output_error``)."""
-        view = self.service.show_output(context_of(req), stack_of(path), path["output_key"])
+        ctx = self.authorize(req, "stacks:show_output")
+        view = self.service.show_output(ctx, stack_of(path), path["output_key"])
         responses.json(resp, {"output": formatting.output(view)})
 
 

@@ -7,7 +7,7 @@ import falcon
 from thermik import errors
 from thermik.api import responses
 from thermik.api.query import Query
-from thermik.api.v1.endpoint import Deps, Endpoint, Route, context_of
+from thermik.api.v1.endpoint import Deps, Endpoint, Route
 
 TEMPLATE_TYPES = ("cfn", "hot")
 
@@ -17,9 +17,10 @@ class ResourceTypes(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """List resource types."""
+        ctx = self.authorize(req, "stacks:list_resource_types")
         query = Query(req)
         views = self.service.list_resource_types(
-            context_of(req),
+            ctx,
             name=query.last("name"),
             version=query.last("version"),
             support_status=query.last("support_status"),
@@ -38,7 +39,8 @@ class ResourceType(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, type_name: str) -> None:
         """Show a type."""
-        responses.json(resp, dict(self.service.show_resource_type(context_of(req), type_name)))
+        ctx = self.authorize(req, "stacks:resource_schema")
+        responses.json(resp, dict(self.service.show_resource_type(ctx, type_name)))
 
 
 class ResourceTypeTemplate(Endpoint):
@@ -46,13 +48,14 @@ class ResourceTypeTemplate(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, type_name: str) -> None:
         """Generate the template (``template_type`` cfn, the default, or hot)."""
+        ctx = self.authorize(req, "stacks:generate_template")
         template_type = (Query(req).last("template_type") or "cfn").lower()
         if template_type not in TEMPLATE_TYPES:
             raise errors.InvalidRequest(
                 f"Template type {template_type!r} is not valid, expected cfn or hot",
                 parameter="template_type",
             )
-        template = self.service.resource_type_template(context_of(req), type_name, template_type)
+        template = self.service.resource_type_template(ctx, type_name, template_type)
         responses.json(resp, dict(template))
 
 
@@ -61,9 +64,10 @@ class TemplateVersions(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """List template versions."""
+        ctx = self.authorize(req, "stacks:list_template_versions")
         versions = [
             {"version": view.version, "type": view.type, "aliases": list(view.aliases)}
-            for view in self.service.list_template_versions(context_of(req))
+            for view in self.service.list_template_versions(ctx)
         ]
         responses.json(resp, {"template_versions": versions})
 
@@ -73,8 +77,9 @@ class TemplateFunctions(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, template_version: str) -> None:
         """List the functions of a version."""
+        ctx = self.authorize(req, "stacks:list_template_functions")
         views = self.service.list_template_functions(
-            context_of(req),
+            ctx,
             template_version,
             with_condition_func=Query(req).boolean("with_condition_func"),
         )

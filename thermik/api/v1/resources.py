@@ -8,7 +8,7 @@ from thermik import errors
 from thermik.api import body, fields, formatting, responses
 from thermik.api.boundary import ResourceQuery
 from thermik.api.query import Query
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, links_for, stack_of
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, links_for, stack_of
 
 RESOURCE = STACK + "/resources/{resource_name}"
 RESOURCE_FILTERS = ("type", "status", "name", "action", "id", "physical_resource_id")
@@ -30,7 +30,7 @@ class Resources(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """List resources, down into nested stacks to ``nested_depth``."""
-        ctx = context_of(req)
+        ctx = self.authorize(req, "resource:index")
         query = resource_query(Query(req))
         views = self.service.list_resources(ctx, stack_of(path), query)
         document = formatting.resources(views, links_for(req, ctx), detail=query.with_detail)
@@ -42,7 +42,7 @@ class Resource(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show a resource with its attributes (``with_attr`` adds more)."""
-        ctx = context_of(req)
+        ctx = self.authorize(req, "resource:show")
         view = self.service.show_resource(
             ctx,
             stack_of(path),
@@ -54,13 +54,14 @@ class Resource(Endpoint):
 
     def on_patch(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """``{"mark_unhealthy": bool, "resource_status_reason": str}``: 200 ``null``."""
+        ctx = self.authorize(req, "resource:mark_unhealthy")
         document = body.read_object(req, self.limits.max_json_body_size)
         unhealthy = fields.boolean(document, "mark_unhealthy")
         if unhealthy is None:
             raise errors.InvalidRequest("is required", path=("mark_unhealthy",))
         reason = fields.optional_string(document, "resource_status_reason") or ""
         self.service.mark_resource_unhealthy(
-            context_of(req),
+            ctx,
             stack_of(path),
             path["resource_name"],
             unhealthy=unhealthy,
@@ -74,9 +75,8 @@ class Metadata(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show the metadata (a server's full document, which the heat collector polls)."""
-        metadata = self.service.resource_metadata(
-            context_of(req), stack_of(path), path["resource_name"]
-        )
+        ctx = self.authorize(req, "resource:metadata")
+        metadata = self.service.resource_metadata(ctx, stack_of(path), path["resource_name"])
         responses.json(resp, {"metadata": dict(metadata)})
 
 
@@ -85,10 +85,9 @@ class Signal(Endpoint):
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Signal with the body as details (any JSON, or none): 200 ``null``."""
+        ctx = self.authorize(req, "resource:signal")
         details = body.read_json(req, self.limits.max_json_body_size)
-        self.service.signal_resource(
-            context_of(req), stack_of(path), path["resource_name"], details
-        )
+        self.service.signal_resource(ctx, stack_of(path), path["resource_name"], details)
         responses.json(resp, None)
 
 

@@ -6,7 +6,7 @@ import falcon
 
 from thermik.api import body, fields, formatting, responses
 from thermik.api.admissible import NAME_LENGTH
-from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, stack_of
+from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, stack_of
 
 SNAPSHOT = STACK + "/snapshots/{snapshot_id}"
 
@@ -16,9 +16,10 @@ class Snapshots(Endpoint):
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Snapshot the stack (``{"name": ...}`` or no body): the snapshot, not wrapped."""
+        ctx = self.authorize(req, "stacks:snapshot")
         document = body.read_object(req, self.limits.max_json_body_size, required=False)
         view = self.service.create_snapshot(
-            context_of(req),
+            ctx,
             stack_of(path),
             fields.optional_string(document, "name", max_length=NAME_LENGTH),
         )
@@ -26,7 +27,8 @@ class Snapshots(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """List snapshots."""
-        views = self.service.list_snapshots(context_of(req), stack_of(path))
+        ctx = self.authorize(req, "stacks:list_snapshots")
+        views = self.service.list_snapshots(ctx, stack_of(path))
         responses.json(resp, {"snapshots": [formatting.snapshot(view) for view in views]})
 
 
@@ -35,12 +37,14 @@ class Snapshot(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show a snapshot."""
-        view = self.service.show_snapshot(context_of(req), stack_of(path), path["snapshot_id"])
+        ctx = self.authorize(req, "stacks:show_snapshot")
+        view = self.service.show_snapshot(ctx, stack_of(path), path["snapshot_id"])
         responses.json(resp, {"snapshot": formatting.snapshot(view)})
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Delete a snapshot: 204."""
-        self.service.delete_snapshot(context_of(req), stack_of(path), path["snapshot_id"])
+        ctx = self.authorize(req, "stacks:delete_snapshot")
+        self.service.delete_snapshot(ctx, stack_of(path), path["snapshot_id"])
         responses.no_content(resp)
 
 
@@ -49,7 +53,8 @@ class Restore(Endpoint):
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Start restoring the stack: 202."""
-        self.service.restore_snapshot(context_of(req), stack_of(path), path["snapshot_id"])
+        ctx = self.authorize(req, "stacks:restore_snapshot")
+        self.service.restore_snapshot(ctx, stack_of(path), path["snapshot_id"])
         responses.accepted(resp)
 
 

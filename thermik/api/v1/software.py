@@ -11,7 +11,7 @@ from thermik.api import body, fields, formatting, responses
 from thermik.api.admissible import NAME_LENGTH, PROJECT_LENGTH, STATE_LENGTH
 from thermik.api.boundary import DeploymentRequest, DeploymentUpdate, SoftwareConfigRequest
 from thermik.api.query import Query
-from thermik.api.v1.endpoint import Deps, Endpoint, Route, context_of
+from thermik.api.v1.endpoint import Deps, Endpoint, Route
 
 
 def config_request(document: Mapping[str, Any]) -> SoftwareConfigRequest:
@@ -59,17 +59,19 @@ class SoftwareConfigs(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """List configs (summaries)."""
+        ctx = self.authorize(req, "software_configs:index")
         query = Query(req)
         views = self.service.list_software_configs(
-            context_of(req), limit=query.integer("limit"), marker=query.last("marker") or None
+            ctx, limit=query.integer("limit"), marker=query.last("marker") or None
         )
         configs = [formatting.software_config(view, detail=False) for view in views]
         responses.json(resp, {"software_configs": configs})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Create a config."""
+        ctx = self.authorize(req, "software_configs:create")
         request = config_request(body.read_object(req, self.limits.max_json_body_size))
-        view = self.service.create_software_config(context_of(req), request)
+        view = self.service.create_software_config(ctx, request)
         responses.json(resp, {"software_config": formatting.software_config(view)})
 
 
@@ -78,12 +80,14 @@ class SoftwareConfig(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, config_id: str) -> None:
         """Show a config."""
-        view = self.service.show_software_config(context_of(req), config_id)
+        ctx = self.authorize(req, "software_configs:show")
+        view = self.service.show_software_config(ctx, config_id)
         responses.json(resp, {"software_config": formatting.software_config(view)})
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, config_id: str) -> None:
         """Delete a config: 204."""
-        self.service.delete_software_config(context_of(req), config_id)
+        ctx = self.authorize(req, "software_configs:delete")
+        self.service.delete_software_config(ctx, config_id)
         responses.no_content(resp)
 
 
@@ -92,16 +96,17 @@ class SoftwareDeployments(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """List deployments."""
-        views = self.service.list_software_deployments(
-            context_of(req), server_id=Query(req).last("server_id") or None
-        )
+        ctx = self.authorize(req, "software_deployments:index")
+        server_id = Query(req).last("server_id") or None
+        views = self.service.list_software_deployments(ctx, server_id=server_id)
         deployments = [formatting.software_deployment(view) for view in views]
         responses.json(resp, {"software_deployments": deployments})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Create a deployment."""
+        ctx = self.authorize(req, "software_deployments:create")
         request = deployment_request(body.read_object(req, self.limits.max_json_body_size))
-        view = self.service.create_software_deployment(context_of(req), request)
+        view = self.service.create_software_deployment(ctx, request)
         responses.json(resp, {"software_deployment": formatting.software_deployment(view)})
 
 
@@ -110,18 +115,21 @@ class SoftwareDeployment(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, deployment_id: str) -> None:
         """Show a deployment."""
-        view = self.service.show_software_deployment(context_of(req), deployment_id)
+        ctx = self.authorize(req, "software_deployments:show")
+        view = self.service.show_software_deployment(ctx, deployment_id)
         responses.json(resp, {"software_deployment": formatting.software_deployment(view)})
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, deployment_id: str) -> None:
         """Update a deployment."""
+        ctx = self.authorize(req, "software_deployments:update")
         update = deployment_update(body.read_object(req, self.limits.max_json_body_size))
-        view = self.service.update_software_deployment(context_of(req), deployment_id, update)
+        view = self.service.update_software_deployment(ctx, deployment_id, update)
         responses.json(resp, {"software_deployment": formatting.software_deployment(view)})
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, deployment_id: str) -> None:
         """Delete a deployment: 204."""
-        self.service.delete_software_deployment(context_of(req), deployment_id)
+        ctx = self.authorize(req, "software_deployments:delete")
+        self.service.delete_software_deployment(ctx, deployment_id)
         responses.no_content(resp)
 
 
@@ -130,7 +138,8 @@ class ServerMetadata(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, server_id: str) -> None:
         """The deployments list a server's agent would receive, sorted by name."""
-        entries = self.service.server_deployments_metadata(context_of(req), server_id)
+        ctx = self.authorize(req, "software_deployments:metadata")
+        entries = self.service.server_deployments_metadata(ctx, server_id)
         responses.json(resp, {"metadata": [dict(entry) for entry in entries]})
 
 

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 import falcon
 
 from thermik.api import body, formatting, responses
-from thermik.api.auth import require_admin
 from thermik.api.boundary import ListQuery, Page, StackView
 from thermik.api.query import Query
 from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, context_of, links_for, stack_of
@@ -38,16 +37,28 @@ def list_query(query: Query) -> ListQuery:
     )
 
 
+def update_rule(document: Mapping[str, object], existing: bool) -> str:
+    """Heat's rule for an update: a PATCH that carries nothing but ``existing`` re-runs the
+    stack unchanged (``stacks:update_no_change``)."""
+    if not existing:
+        return "stacks:update"
+    changes = [value for key, value in document.items() if key != "existing"]
+    if all(value in (None, "", {}, []) for value in changes):
+        return "stacks:update_no_change"
+    return "stacks:update_patch"
+
+
 class StackList(Endpoint):
     """``/stacks/detail``: the list with every stack field."""
 
     detail = True
+    rule = "stacks:detail"
 
     def _page(self, req: falcon.Request) -> Page[StackView]:
-        ctx = context_of(req)
+        ctx = self.authorize(req, self.rule)
         query = list_query(Query(req))
         if query.global_tenant:
-            require_admin(ctx, "Listing the stacks of all tenants")
+            self.authorize(req, "stacks:global_index")
         return self.service.list_stacks(ctx, query)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -65,10 +76,11 @@ class StackCollection(StackList):
     """``/stacks``: list and create."""
 
     detail = False
+    rule = "stacks:index"
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Create (or adopt) a stack: 201, ``Location`` of the new stack."""
-        ctx = context_of(req)
+        ctx = self.authorize(req, "stacks:create")
         request = stack_request(body.read_object(req, self.limits.max_json_body_size), create=True)
         if request.adopt_data is not None:
             created = self.service.adopt_stack(ctx, request)
@@ -88,7 +100,7 @@ class StackPreview(Endpoint):
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Preview a create."""
-        ctx = context_of(req)
+        ctx = self.authorize(req, "stacks:preview")
         request = stack_request(body.read_object(req, self.limits.max_json_body_size), create=True)
         preview = self.service.preview_stack(ctx, request)
         responses.json(resp, {"stack": formatting.stack_preview(preview, links_for(req, ctx))})
@@ -105,7 +117,7 @@ class StackLookup(Endpoint):
         self._suffix = f"/{suffix}" if suffix else ""
 
     def _redirect(self, req: falcon.Request, resp: falcon.Response, stack_name: str) -> None:
-        ctx = context_of(req)
+        ctx = self.authorize(req, "stacks:lookup")
         # The client re-sends the body to the Location; read it so the connection stays sane.
         req.bounded_stream.exhaust()
         found = self.service.identify_stack(ctx, stack_name)
@@ -122,7 +134,7 @@ class Stack(Endpoint):
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Show a stack (deleted ones too); ``resolve_outputs=false`` skips outputs."""
-        ctx = context_of(req)
+        ctx = self.authorize(req, "stacks:show")
         resolve = Query(req).boolean("resolve_outputs", default=True)
         view = self.service.show_stack(ctx, stack_of(path), resolve_outputs=resolve)
         responses.json(resp, {"stack": formatting.stack_detail(view, links_for(req, ctx))})
@@ -134,10 +146,9 @@ class Stack(Endpoint):
         path: Mapping[str, str],
         existing: bool,
     ) -> None:
-        ctx = context_of(req)
-        update = stack_update(
-            body.read_object(req, self.limits.max_json_body_size), existing=existing
-        )
+        document = body.read_object(req, self.limits.max_json_body_size)
+        ctx = self.authorize(req, update_rule(document, existing))
+        update = stack_update(document, existing=existing)
         self.service.update_stack(ctx, stack_of(path), update)
         responses.accepted(resp)
 
@@ -151,7 +162,7 @@ class Stack(Endpoint):
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """Delete a stack: 204."""
-        self.service.delete_stack(context_of(req), stack_of(path))
+        self.service.delete_stack(self.authorize(req, "stacks:delete"), stack_of(path))
         responses.no_content(resp)
 
 
@@ -165,7 +176,9 @@ class StackUpdatePreview(Endpoint):
         path: Mapping[str, str],
         existing: bool,
     ) -> None:
-        ctx = context_of(req)
+        ctx = self.authorize(
+            req, "stacks:preview_update_patch" if existing else "stacks:preview_update"
+        )
         update = stack_update(
             body.read_object(req, self.limits.max_json_body_size), existing=existing
         )

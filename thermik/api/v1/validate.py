@@ -9,7 +9,7 @@ import falcon
 from thermik.api import body, responses
 from thermik.api.boundary import ParameterInfo, ValidationView
 from thermik.api.query import Query
-from thermik.api.v1.endpoint import Deps, Endpoint, Route, context_of
+from thermik.api.v1.endpoint import Deps, Endpoint, Route
 from thermik.api.v1.stack_body import template_request
 
 
@@ -50,10 +50,11 @@ class Validate(Endpoint):
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Validate: 200 with the parameters, 400 naming what is invalid."""
+        ctx = self.authorize(req, "stacks:validate_template")
         request = template_request(body.read_object(req, self.limits.max_json_body_size))
         query = Query(req)
         view = self.service.validate_template(
-            context_of(req),
+            ctx,
             request,
             show_nested=query.boolean("show_nested"),
             ignore_errors=query.csv("ignore_errors"),

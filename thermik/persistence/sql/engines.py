@@ -18,6 +18,7 @@ from thermik.persistence.software_values import EngineRecord, StackLease
 from thermik.persistence.sql.base import SqlBase
 from thermik.persistence.sql.tables import ENGINE_SERVICE, STACK_LEASE
 from thermik.persistence.store import EngineStore
+from thermik.persistence.values import NewLease
 
 _LEASE = select(STACK_LEASE)
 # Every traversal takes and releases its stack's lease: these statements are built once.
@@ -194,6 +195,13 @@ def _insert_lease(
     lease = StackLease(stack_id, engine_id, 1, now, expires)
     conn.execute(_INSERT_LEASE, {f: getattr(lease, f) for f in StackLease.__slots__})
     return lease
+
+
+def insert_new_lease(
+    conn: Connection, stack_id: str, new: NewLease, now: datetime.datetime
+) -> StackLease:
+    """The first lease of a stack inserted in the same transaction (``conn``)."""
+    return _insert_lease(conn, stack_id, new.engine_id, now, now + _duration(new.seconds))
 
 
 def _cas(conn: Connection, seen: StackLease, **values: Any) -> None:

@@ -14,6 +14,7 @@ from thermik.errors import DuplicateName, NotFound, StackNotFound, TraversalConf
 from thermik.persistence import dberrors
 from thermik.persistence.sql import stack_queries
 from thermik.persistence.sql.base import SqlBase, check_length, reason
+from thermik.persistence.sql.engines import insert_new_lease
 from thermik.persistence.sql.purge import purge_stack
 from thermik.persistence.sql.stack_rows import load_stack, to_stacks
 from thermik.persistence.sql.tables import STACK, STACK_TAG
@@ -51,6 +52,8 @@ class SqlStacks(SqlBase, StackStore):
             row = _new_stack_row(new, stack_id, root_id, depth, now)
             conn.execute(insert(STACK).values(**row))
             _insert_tags(conn, stack_id, new.tags)
+            if new.lease is not None:
+                insert_new_lease(conn, stack_id, new.lease, now)
             return load_stack(conn, stack_id)
 
         try:
@@ -204,7 +207,7 @@ def _new_stack_row(
         "status": new.status,
         "status_reason": reason(new.status_reason),
         "current_traversal": new.current_traversal,
-        "current_deps": None,
+        "current_deps": new.current_deps,
         "traversal_started_at": now if new.current_traversal else None,
         "created_at": now,
         "updated_at": None,
