@@ -9,25 +9,27 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 THERMIK_API = Path(sys.executable).with_name("thermik-api")
 SERVING = re.compile(r"Serving the Heat v1 API on (http://\S+)/v1")
 
 
+#: Run ``argv[2:]`` with at most ``argv[1]`` bytes of address space (same process, same pid).
+LIMITED = (
+    "import os, resource, sys; limit = int(sys.argv[1]); "
+    "resource.setrlimit(resource.RLIMIT_AS, (limit, limit)); os.execv(sys.argv[2], sys.argv[2:])"
+)
+
+
 class ApiProcess:
-    """``thermik-api --bind-port 0`` on a config file; its log lines as they come.
+    """``thermik-api --bind-port 0`` on a config file (its address space limited to
+    ``memory_limit`` bytes if given); its log lines as they come."""
 
-    ``popen`` options go to :class:`subprocess.Popen` (e.g. a ``preexec_fn`` capping memory).
-    """
-
-    def __init__(self, config: Path, *args: str, **popen: Any) -> None:
-        self.process = subprocess.Popen(
-            [str(THERMIK_API), "--config-file", str(config), "--bind-port", "0", *args],
-            stderr=subprocess.PIPE,
-            text=True,
-            **popen,
-        )
+    def __init__(self, config: Path, *args: str, memory_limit: int | None = None) -> None:
+        command = [str(THERMIK_API), "--config-file", str(config), "--bind-port", "0", *args]
+        if memory_limit is not None:
+            command = [sys.executable, "-c", LIMITED, str(memory_limit), *command]
+        self.process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.log: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -54,6 +56,15 @@ class ApiProcess:
             self.log.append(line)
             if re.search(pattern, line):
                 return line
+
+    def rest_of_log(self) -> str:
+        """Every log line so far, those not yet waited for included."""
+        while True:
+            try:
+                line = self.lines.get_nowait()
+            except queue.Empty:
+                return "".join(self.log)
+            self.log.append(line)
 
     def stop(self, signum: int) -> int:
         """Send ``signum``; the exit status."""

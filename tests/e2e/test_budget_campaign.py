@@ -16,7 +16,6 @@ from __future__ import annotations
 import collections
 import itertools
 import os
-import resource
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,10 +119,6 @@ NEAR_LIMIT: dict[str, Any] = {
 }
 
 
-def _cap_address_space() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiProcess]:
     directory = tmp_path_factory.mktemp("budget")
@@ -132,7 +127,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiProcess]:
         f"[DEFAULT]\nstate_dir = {directory / 'state'}\n[api]\nauth_strategy = noauth\n",
         encoding="utf-8",
     )
-    api = ApiProcess(Path(config), preexec_fn=_cap_address_space)
+    api = ApiProcess(Path(config), memory_limit=ADDRESS_SPACE)
     try:
         yield api
     finally:

@@ -22,6 +22,7 @@ from tests.unit.api.test_fuzz import (
     COLLECTIONS,
     FIELD_VALUES,
     OPERATIONS,
+    as_json,
     bodies,
     check,
     json_values,
@@ -141,7 +142,9 @@ def test_every_operation(
 ) -> None:
     target.ready()
     method, template = operation
-    check(client.simulate_request(method, target.path(template), json=body, query_string=query))
+    check(
+        client.simulate_request(method, target.path(template), **as_json(body), query_string=query)
+    )
 
 
 @FUZZ
@@ -155,7 +158,7 @@ def test_collections(
     query: str,
 ) -> None:
     target.ready()
-    check(client.simulate_request(method, target.path(path), json=body, query_string=query))
+    check(client.simulate_request(method, target.path(path), **as_json(body), query_string=query))
 
 
 RESOURCE_TYPES = [
@@ -238,7 +241,7 @@ def test_template_bodies(
     plugins' validation (and, when valid, into the engine)."""
     target.ready()
     method = update if where.startswith("/stacks/s1") else "POST"
-    result = client.simulate_request(method, target.path(where), json=body)
+    result = client.simulate_request(method, target.path(where), **as_json(body))
     check(result)
     if result.status_code == 201:
         # A stack that really started: give it a moment before the next example.

@@ -16,11 +16,16 @@ what pykka does per actor that the runtime has no use for: it is not entered in 
 ``ActorRegistry`` (an :class:`ActorTable` indexes it and the runtime stops it; the registry's
 unregister is a scan of every live actor) and its URN comes from a counter under one random
 prefix instead of a fresh ``uuid4`` (a system call) each.
+
+pykka logs every exception an asked actor answers with, traceback and all, at INFO. A
+:class:`~thermik.errors.ThermikError` is an answer the asker handles (the API turns a
+``LeaseConflict`` into its 409 and its one log line), so those records are dropped.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 import queue
 import sys
 import threading
@@ -29,6 +34,8 @@ from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
 
 import pykka
+
+from thermik.errors import ThermikError
 
 if TYPE_CHECKING:
     from pykka._actor import ActorInbox
@@ -40,6 +47,16 @@ _Key = TypeVar("_Key", bound=Hashable)
 #: Prefix of pooled actors' URNs: unique per process, so URNs stay unique across engines.
 _URN_PREFIX = f"urn:thermik-actor:{uuid.uuid4().hex}:"
 _URN_NUMBERS = itertools.count(1)
+
+
+def _not_an_answer(record: logging.LogRecord) -> bool:
+    """False for pykka's record of a deliberate error returned to an asker."""
+    error = record.exc_info[1] if record.exc_info else None
+    returned = str(record.msg).startswith("Exception returned")
+    return not (returned and isinstance(error, ThermikError))
+
+
+logging.getLogger("pykka").addFilter(_not_an_answer)
 
 
 class ThreadPool(Protocol):

@@ -17,7 +17,7 @@ from typing import Any
 import falcon
 
 from thermik import errors
-from thermik.api import auth, body, faults
+from thermik.api import admissible, auth, body, faults
 from thermik.api.boundary import OrchestrationService
 from thermik.api.policy import Policy
 from thermik.api.v1 import (
@@ -99,6 +99,7 @@ def build_app(
     """The Falcon application without any WSGI middleware around it (``policy``: the
     defaults in code when None)."""
     app = falcon.App()
+    app.add_middleware(admissible.AdmissibleRequest())
     app.add_middleware(auth.ContextMiddleware(contexts))
     app.add_middleware(BodyLimit(limits.max_json_body_size))
     app.req_options.strip_url_path_trailing_slash = True

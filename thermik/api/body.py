@@ -1,4 +1,5 @@
-"""Reading request bodies: size-limited, decoded as JSON, with errors that say what is wrong."""
+"""Reading request bodies: size-limited, decoded as JSON, with errors that say what is wrong,
+and holding only what a database can store (:mod:`thermik.api.admissible`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import falcon
 
 from thermik import errors
+from thermik.api import admissible
 
 
 def _reject_constant(name: str) -> Any:
@@ -38,7 +40,9 @@ def read_json(req: falcon.Request, limit: int) -> Any:
             f"The request body is not UTF-8: invalid byte at position {exc.start}"
         ) from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        document = json.loads(
+            text, parse_constant=_reject_constant, parse_float=admissible.finite_float
+        )
     except json.JSONDecodeError as exc:
         raise errors.InvalidRequest(
             f"The request body is not valid JSON: {exc.msg} at line {exc.lineno} "
@@ -48,6 +52,8 @@ def read_json(req: falcon.Request, limit: int) -> Any:
         raise errors.InvalidRequest("The request body is nested too deeply") from None
     except ValueError as exc:
         raise errors.InvalidRequest(f"The request body is not valid JSON: {exc}") from None
+    admissible.check_json(text, document)
+    return document
 
 
 def read_object(req: falcon.Request, limit: int, *, required: bool = True) -> dict[str, Any]:

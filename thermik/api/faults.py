@@ -7,12 +7,18 @@ Heat's fault middleware answers::
 
 heatclient prints ``error.message`` and maps ``code`` to its exception classes, so the message is
 always present. The status and type come from the error class (``http_status``/``heat_type``).
+
+What a client is told never holds internals: a database error reaches it as a generic message
+(its text names the database URL, host and user), the details go to the log. A client's
+mistake (a 4xx) is one line at INFO; only a bug (an exception outside the error tree) is logged
+with its traceback.
 """
 
 from __future__ import annotations
 
 import http
 import logging
+import re
 from typing import Any
 
 import falcon
@@ -21,6 +27,10 @@ from thermik import errors
 from thermik.api import responses
 
 LOG = logging.getLogger(__name__)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+#: What a client is told of any database failure; the log has the real one.
+DATABASE_MESSAGE = "The server cannot use its database right now; try again later."
 
 _EXPLANATIONS = {
     400: "The server could not comply with the request since it is either malformed or "
@@ -60,13 +70,25 @@ def _render(resp: falcon.Response, status: int, heat_type: str, message: str) ->
     responses.json(resp, error_document(status, heat_type, message), status=status)
 
 
+def _one_line(text: str) -> str:
+    """``text`` with its control characters escaped: what a client sent cannot forge a log
+    line (a newline) or put a NUL into the log."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+
+
 def handle_thermik_error(
     req: falcon.Request, resp: falcon.Response, ex: errors.ThermikError, params: Any
 ) -> None:
-    """A deliberate error: its class says the status and Heat type, its text the message."""
-    if ex.http_status >= 500:
-        LOG.error("%s %s failed: %s", req.method, req.path, ex)
-    _render(resp, ex.http_status, ex.heat_type, str(ex))
+    """A deliberate error: its class says the status and Heat type, its text the message
+    (but the database's own text stays in the log)."""
+    status = ex.http_status
+    if status < 500:
+        LOG.info("%s", _one_line(f"{req.method} {req.path}: {status} {type(ex).__name__}: {ex}"))
+        _render(resp, status, ex.heat_type, str(ex))
+        return
+    LOG.error("%s", _one_line(f"{req.method} {req.path} failed: {type(ex).__name__}: {ex}"))
+    message = DATABASE_MESSAGE if isinstance(ex, errors.StoreError) else str(ex)
+    _render(resp, status, ex.heat_type, message)
 
 
 def handle_http_error(

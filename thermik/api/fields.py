@@ -1,4 +1,9 @@
-"""Typed fields of a decoded JSON request body; a wrong field is a 400 naming it."""
+"""Typed fields of a decoded JSON request body; a wrong field is a 400 naming it.
+
+The characters of every string were checked when the body was decoded
+(:func:`thermik.api.admissible.check_document`); here each field is held to its type and to
+the range or width of the column it is stored in.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from thermik import errors
+from thermik.api import admissible
 from thermik.api.body import json_kind
 
 _TRUE = frozenset({"true", "1", "yes", "on", "y", "t"})
@@ -18,17 +24,23 @@ def _wrong(key: str, expected: str, value: object) -> errors.InvalidRequest:
     )
 
 
-def optional_string(body: Mapping[str, Any], key: str) -> str | None:
-    """A string or null."""
+def optional_string(
+    body: Mapping[str, Any], key: str, *, max_length: int | None = None
+) -> str | None:
+    """A string (of at most ``max_length`` characters) or null."""
     value = body.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    raise _wrong(key, "a string", value)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _wrong(key, "a string", value)
+    if max_length is not None:
+        admissible.check_length(value, key, max_length)
+    return value
 
 
-def required_string(body: Mapping[str, Any], key: str) -> str:
-    """A non-empty string."""
-    value = optional_string(body, key)
+def required_string(body: Mapping[str, Any], key: str, *, max_length: int | None = None) -> str:
+    """A non-empty string (of at most ``max_length`` characters)."""
+    value = optional_string(body, key, max_length=max_length)
     if not value:
         raise errors.InvalidRequest("is required", path=(key,), parameter=key)
     return value
@@ -116,7 +128,8 @@ def boolean(body: Mapping[str, Any], key: str) -> bool | None:
 
 
 def integer(body: Mapping[str, Any], key: str, *, minimum: int = 0) -> int | None:
-    """An integer or an integer-like string, at least ``minimum``; None if absent."""
+    """An integer or an integer-like string, at least ``minimum`` and within a 32-bit column;
+    None if absent."""
     value = body.get(key)
     if value is None:
         return None
@@ -128,18 +141,21 @@ def integer(body: Mapping[str, Any], key: str, *, minimum: int = 0) -> int | Non
         raise errors.InvalidRequest(
             f"must be an integer, not {value!r}", path=(key,), parameter=key
         ) from None
-    if number < minimum:
-        raise errors.InvalidRequest(f"must be at least {minimum}", path=(key,), parameter=key)
-    return number
+    return admissible.check_integer(number, key, minimum=minimum)
 
 
 def tags(body: Mapping[str, Any], key: str = "tags") -> tuple[str, ...] | None:
-    """Tags as heatclient (``"a,b"``), a list, or openstacksdk (``null``) send them."""
+    """Tags as heatclient (``"a,b"``), a list, or openstacksdk (``null``) send them; each fits
+    the tag column."""
     value = body.get(key)
     if value is None:
         return None
     if isinstance(value, str):
-        return tuple(tag.strip() for tag in value.split(",") if tag.strip())
-    if isinstance(value, list) and all(isinstance(tag, str) for tag in value):
-        return tuple(value)
-    raise _wrong(key, "a comma-separated string or an array of strings", value)
+        found = tuple(tag.strip() for tag in value.split(",") if tag.strip())
+    elif isinstance(value, list) and all(isinstance(tag, str) for tag in value):
+        found = tuple(value)
+    else:
+        raise _wrong(key, "a comma-separated string or an array of strings", value)
+    for tag in found:
+        admissible.check_length(tag, key, admissible.TAG_LENGTH)
+    return found

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import falcon
 
 from thermik import errors
+from thermik.api import admissible
 from thermik.api.boundary import SortDir
 
 
@@ -62,7 +63,7 @@ class Query:
         )
 
     def integer(self, name: str, *, minimum: int = 0) -> int | None:
-        """An integer of at least ``minimum``; None when absent."""
+        """An integer of at least ``minimum`` that fits 32 bits; None when absent."""
         value = self.last(name)
         if value is None:
             return None
@@ -71,10 +72,7 @@ class Query:
             raise errors.InvalidRequest(
                 f"Only integer is acceptable by {name!r}, not {value!r}", parameter=name
             )
-        number = int(text)
-        if number < minimum:
-            raise errors.InvalidRequest(f"{name} must be at least {minimum}", parameter=name)
-        return number
+        return admissible.check_integer(int(text), name, minimum=minimum)
 
     def sort_dir(self) -> SortDir | None:
         """``sort_dir``: asc or desc."""

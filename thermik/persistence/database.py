@@ -30,6 +30,12 @@ Work = Callable[[Connection], T]
 
 _RETRY_ATTEMPTS = 6
 _SERVER_DIALECTS = ("postgresql", "mysql", "mariadb")
+#: The extra that installs each server's supported driver, and the URL scheme that uses it.
+_DRIVER_EXTRAS = {
+    "postgresql": ("postgresql", "postgresql+psycopg"),
+    "mysql": ("mysql", "mysql+pymysql"),
+    "mariadb": ("mysql", "mysql+pymysql"),
+}
 #: SQLite copies the WAL back into the database after this many pages (its default: 1,000).
 #: A chain of resources commits once per resource and rewrites the same pages (its rows, their
 #: blobs) commit after commit; a checkpoint copies each page once however often it changed, so
@@ -184,11 +190,24 @@ def _sqlite_engine(url: URL, settings: DatabaseSettings, begin: str, pool_size: 
 def _server_engine(url: URL, settings: DatabaseSettings) -> Engine:
     if url.get_backend_name() in ("mysql", "mariadb") and "charset" not in url.query:
         url = url.update_query_dict({"charset": "utf8mb4"})
-    return create_engine(
-        url,
-        echo=settings.echo,
-        pool_size=settings.pool_size,
-        max_overflow=settings.pool_size,
-        pool_pre_ping=True,
-        isolation_level="READ COMMITTED",
+    try:
+        return create_engine(
+            url,
+            echo=settings.echo,
+            pool_size=settings.pool_size,
+            max_overflow=settings.pool_size,
+            pool_pre_ping=True,
+            isolation_level="READ COMMITTED",
+        )
+    except ImportError as error:
+        raise _missing_driver(url, error) from None
+
+
+def _missing_driver(url: URL, error: ImportError) -> ConfigError:
+    """Which extra to install when the driver of a server URL cannot be imported."""
+    extra, scheme = _DRIVER_EXTRAS[url.get_backend_name()]
+    return ConfigError(
+        f"[database] connection: a {url.drivername}:// URL needs the Python module "
+        f"{error.name or url.get_driver_name()!r}, which is not installed. Thermik supports "
+        f"{url.get_backend_name()} through pip install 'thermik[{extra}]' and a {scheme}:// URL."
     )

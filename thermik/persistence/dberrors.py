@@ -2,6 +2,10 @@
 
 SQLAlchemy wraps every driver's exception in :class:`sqlalchemy.exc.DBAPIError`; the codes
 below are those of SQLite, PostgreSQL (SQLSTATE) and MySQL/MariaDB (error numbers).
+
+Only the errors about the database as a whole (unreachable, not migrated) name it: they are
+what an operator starting a service reads. An error of one statement may end up in a stack's
+status reason, which clients read, so it carries the driver's words and not the URL.
 """
 
 from __future__ import annotations
@@ -74,7 +78,7 @@ def translate(error: Exception, where: str) -> ThermikError:
     if isinstance(error, exc.TimeoutError):
         return DatabaseUnavailable(f"database {where}: no free connection in the pool ({error})")
     if not isinstance(error, exc.DBAPIError):
-        return StoreError(f"database {where}: {error}")
+        return StoreError(f"the database refused a statement: {error}")
     detail = str(error.orig).strip().splitlines()[0] if str(error.orig).strip() else "error"
     if _is_missing_schema(error):
         return SchemaNotMigrated(
@@ -88,4 +92,4 @@ def translate(error: Exception, where: str) -> ThermikError:
         or unusable
     ):
         return DatabaseUnavailable(f"database {where} is unavailable: {detail}")
-    return StoreError(f"database {where}: {detail}")
+    return StoreError(f"the database refused a statement: {detail}")

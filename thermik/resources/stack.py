@@ -205,7 +205,11 @@ class Stack(NestedStackResource):
             Type.STRING, "The template of the stack.", required=True, update_allowed=True
         ),
         "timeout": PropertySchema(
-            Type.INTEGER, "Minutes to wait for the stack.", update_allowed=True
+            Type.INTEGER,
+            "Minutes to wait for the stack.",
+            update_allowed=True,
+            # The child's timeout is stored in a 32-bit column.
+            constraints=(Range(min=1, max=2**31 - 1),),
         ),
         "parameters": PropertySchema(
             Type.MAP, "Parameters for the stack.", default={}, update_allowed=True

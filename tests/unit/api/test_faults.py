@@ -13,7 +13,7 @@ from tests.unit.api.memory_service import MemoryService
 from thermik import errors
 from thermik.api.app import make_app
 from thermik.api.boundary import RequestContext
-from thermik.api.faults import error_document
+from thermik.api.faults import DATABASE_MESSAGE, error_document
 from thermik.conf.settings import ApiSettings, LimitSettings
 
 
@@ -72,6 +72,9 @@ def test_invalid_input_names_the_field(client: falcon.testing.TestClient) -> Non
     assert body["error"]["message"] == "timeout_mins: must be an integer, not 'x'"
 
 
+DB_URL = "postgresql+psycopg://heat@db.example:5432/thermik"
+
+
 class ExplodingService(MemoryService):
     """A service with a bug in one method."""
 
@@ -79,7 +82,7 @@ class ExplodingService(MemoryService):
         raise RuntimeError("secret internal detail")
 
     def engine_revision(self, ctx: RequestContext) -> str:
-        raise errors.DatabaseUnavailable("database is locked")
+        raise errors.DatabaseUnavailable(f"database {DB_URL} is unavailable: connection refused")
 
 
 @pytest.fixture
@@ -100,10 +103,16 @@ def test_unexpected_exception_is_a_generic_500(
     assert "secret internal detail" in caplog.text
 
 
-def test_store_errors_are_503(exploding: falcon.testing.TestClient) -> None:
-    result = exploding.simulate_get(tenant_path("/build_info"))
+def test_store_errors_are_a_generic_503_and_the_details_are_logged(
+    exploding: falcon.testing.TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="thermik.api.faults"):
+        result = exploding.simulate_get(tenant_path("/build_info"))
     body = assert_heat_error(result, 503, "HeatException")
-    assert body["error"]["message"] == "database is locked"
+    assert body["error"]["message"] == DATABASE_MESSAGE
+    for internal in ("db.example", "heat@", "5432", "postgresql", "refused"):
+        assert internal not in result.text
+    assert f"database {DB_URL} is unavailable: connection refused" in caplog.text
 
 
 def test_every_response_has_a_request_id(client: falcon.testing.TestClient) -> None:
@@ -112,3 +121,18 @@ def test_every_response_has_a_request_id(client: falcon.testing.TestClient) -> N
     ids = {first.headers["x-openstack-request-id"], second.headers["x-openstack-request-id"]}
     assert len(ids) == 2
     assert all(i.startswith("req-") for i in ids)
+
+
+def test_a_client_error_is_one_log_line_it_cannot_forge(
+    client: falcon.testing.TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO):
+        result = client.simulate_get(tenant_path("/stacks/no%0Ape"))
+    assert result.status_code == 404
+    assert [(r.name, r.levelno, r.exc_info) for r in caplog.records] == [
+        ("thermik.api.faults", logging.INFO, None)
+    ]
+    assert caplog.records[0].getMessage() == (
+        f"GET /v1/{TENANT}/stacks/no\\x0ape: 404 StackNotFound: "
+        "The Stack (no\\x0ape) could not be found."
+    )

@@ -288,7 +288,7 @@ def test_list_query_parameters(make_stack: StackMaker, client: falcon.testing.Te
     ("query", "message"),
     [
         ("limit=x", "Only integer is acceptable by 'limit', not 'x'"),
-        ("limit=-1", "limit must be at least 0"),
+        ("limit=-1", "limit: must be at least 0"),
         (
             "show_deleted=yes",
             "Unrecognized value 'yes' for show_deleted, acceptable values are: true, false",

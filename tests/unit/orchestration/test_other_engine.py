@@ -3,14 +3,17 @@ refused clearly by the other, never taken for "nothing to cancel", and nothing c
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
+import falcon.testing
 import pytest
 
 from tests.unit.orchestration.conftest import CTX, create
+from thermik.api.app import make_app
 from thermik.api.boundary import StackAction, StackRequest, StackUpdate
-from thermik.conf.settings import Settings
+from thermik.conf.settings import ApiSettings, LimitSettings, Settings
 from thermik.errors import LeaseConflict
 from thermik.orchestration import Orchestrator
 from thermik.service import build_orchestration_service
@@ -59,4 +62,33 @@ def test_another_engines_update_is_refused_clearly(
         ), what
     view = other.show_stack(CTX, stack, resolve_outputs=False)
     assert (view.action, view.status) == ("UPDATE", "IN_PROGRESS")
+    service.stack_action(CTX, stack, StackAction.CANCEL_WITHOUT_ROLLBACK)
+
+
+def test_a_refusal_is_one_log_line_without_traceback(
+    service: Orchestrator, other: Orchestrator, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The 409 for a stack driven elsewhere is a client's answer, not a bug: one INFO line."""
+    stack = create(service, template=SLOW)
+    service.update_stack(
+        CTX, stack, StackUpdate(StackRequest(parameters={"word": "after"}), existing=True)
+    )
+    client = falcon.testing.TestClient(make_app(other, ApiSettings(), limits=LimitSettings()))
+    requests = {
+        "cancel": ("POST", "/actions", {"cancel_update": None}),
+        "update": ("PATCH", "", {"parameters": {"word": "again"}}),
+        "delete": ("DELETE", "", None),
+    }
+    for what, (method, suffix, body) in requests.items():
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG):
+            result = client.simulate_request(
+                method, f"/v1/{CTX.tenant}/stacks/{stack.path}{suffix}", json=body
+            )
+        assert result.status_code == 409, (what, result.text)
+        assert [r for r in caplog.records if r.exc_info or r.levelno > logging.INFO] == [], what
+        assert "Traceback" not in caplog.text, what
+        lines = [r.getMessage() for r in caplog.records if r.name == "thermik.api.faults"]
+        assert len(lines) == 1, (what, lines)
+        assert " 409 LeaseConflict: Stack s1 is UPDATE_IN_PROGRESS in another engine" in lines[0]
     service.stack_action(CTX, stack, StackAction.CANCEL_WITHOUT_ROLLBACK)

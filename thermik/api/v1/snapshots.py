@@ -5,6 +5,7 @@ from __future__ import annotations
 import falcon
 
 from thermik.api import body, fields, formatting, responses
+from thermik.api.admissible import NAME_LENGTH
 from thermik.api.v1.endpoint import STACK, Deps, Endpoint, Route, stack_of
 
 SNAPSHOT = STACK + "/snapshots/{snapshot_id}"
@@ -20,7 +21,7 @@ class Snapshots(Endpoint):
         view = self.service.create_snapshot(
             ctx,
             stack_of(path),
-            fields.optional_string(document, "name"),
+            fields.optional_string(document, "name", max_length=NAME_LENGTH),
         )
         responses.json(resp, formatting.snapshot(view))
 

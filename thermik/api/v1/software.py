@@ -8,6 +8,7 @@ from typing import Any
 import falcon
 
 from thermik.api import body, fields, formatting, responses
+from thermik.api.admissible import NAME_LENGTH, PROJECT_LENGTH, STATE_LENGTH
 from thermik.api.boundary import DeploymentRequest, DeploymentUpdate, SoftwareConfigRequest
 from thermik.api.query import Query
 from thermik.api.v1.endpoint import Deps, Endpoint, Route
@@ -16,8 +17,9 @@ from thermik.api.v1.endpoint import Deps, Endpoint, Route
 def config_request(document: Mapping[str, Any]) -> SoftwareConfigRequest:
     """The body of a config create; ``config`` may be text or structured data."""
     return SoftwareConfigRequest(
-        name=fields.optional_string(document, "name"),
-        group=fields.optional_string(document, "group") or "Heat::Ungrouped",
+        name=fields.optional_string(document, "name", max_length=NAME_LENGTH),
+        group=fields.optional_string(document, "group", max_length=NAME_LENGTH)
+        or "Heat::Ungrouped",
         config=document.get("config"),
         inputs=fields.object_list(document, "inputs"),
         outputs=fields.object_list(document, "outputs"),
@@ -29,12 +31,14 @@ def deployment_request(document: Mapping[str, Any]) -> DeploymentRequest:
     """The body of a deployment create."""
     return DeploymentRequest(
         config_id=fields.required_string(document, "config_id"),
-        server_id=fields.required_string(document, "server_id"),
+        server_id=fields.required_string(document, "server_id", max_length=NAME_LENGTH),
         input_values=fields.mapping(document, "input_values"),
-        action=fields.optional_string(document, "action") or "INIT",
-        status=fields.optional_string(document, "status") or "COMPLETE",
+        action=fields.optional_string(document, "action", max_length=STATE_LENGTH) or "INIT",
+        status=fields.optional_string(document, "status", max_length=STATE_LENGTH) or "COMPLETE",
         status_reason=fields.optional_string(document, "status_reason") or "",
-        stack_user_project_id=fields.optional_string(document, "stack_user_project_id"),
+        stack_user_project_id=fields.optional_string(
+            document, "stack_user_project_id", max_length=PROJECT_LENGTH
+        ),
     )
 
 
@@ -44,8 +48,8 @@ def deployment_update(document: Mapping[str, Any]) -> DeploymentUpdate:
         config_id=fields.optional_string(document, "config_id"),
         input_values=fields.optional_mapping(document, "input_values"),
         output_values=fields.optional_mapping(document, "output_values"),
-        action=fields.optional_string(document, "action"),
-        status=fields.optional_string(document, "status"),
+        action=fields.optional_string(document, "action", max_length=STATE_LENGTH),
+        status=fields.optional_string(document, "status", max_length=STATE_LENGTH),
         status_reason=fields.optional_string(document, "status_reason"),
     )
 
