@@ -1,4 +1,4 @@
-"""Raw templates: the document, its environment (hidden parameters encrypted) and files."""
+"""Raw templates: the document, its environment (parameter values encrypted) and files."""
 
 from __future__ import annotations
 
@@ -88,7 +88,10 @@ class SqlTemplates(SqlBase, TemplateStore):
             if not isinstance(values, Mapping):
                 continue
             copy = dict(values)
-            for name in hidden:
+            # With a key every value is sealed: a nested stack's parameters are its parent's
+            # properties, which may derive from a hidden parameter or a generated secret.
+            names = sorted(copy) if self._secrets.sealing else hidden
+            for name in names:
                 if name in copy:
                     plain = json.dumps(copy[name])
                     copy[name] = self._secrets.encrypt(plain, section, name)
