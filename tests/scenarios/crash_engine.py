@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.scenarios.runtime_harness import start_runtime
+from tests.scenarios.runtime_harness import KEY, start_runtime
 from thermik.actors.runtime import ConvergeRequest
 from thermik.conf.settings import DatabaseSettings, EngineSettings
 from thermik.engine.states import Action
@@ -56,7 +56,7 @@ def run_and_kill(url: str, stack_id: str, update_template: int, delay: float, *f
 
 def main(argv: list[str]) -> None:
     url, stack_id, update_template, *flags = argv
-    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(url, busy_timeout=10), KEY)
     runtime = start_runtime(
         store, seed=None, nested="nested" in flags, fallback_poll=2.0, settings=CRASH_SETTINGS
     )

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from tests.scenarios.crash_engine import CRASH_SETTINGS, run_and_kill
-from tests.scenarios.runtime_harness import HOT, REGISTRY, migrated_sqlite, res
+from tests.scenarios.runtime_harness import HOT, KEY, REGISTRY, migrated_sqlite, res
 from thermik.actors.runtime import EngineRuntime
 from thermik.conf.settings import DatabaseSettings
 from thermik.persistence.factory import open_store
@@ -80,7 +80,7 @@ def kill_and_recover(directory: Path, migrated: Path, seed: int) -> str:
     rng = random.Random(seed)
     directory.mkdir()
     url = migrated_sqlite(directory, migrated)
-    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(url, busy_timeout=10), KEY)
     stack_id, update = prepare(store)
     progress = run_and_kill(url, stack_id, update, rng.uniform(0.0, 2.0))
     runtime = EngineRuntime.start(store=store, registry=REGISTRY, settings=CRASH_SETTINGS)

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from tests.scenarios.crash_engine import CRASH_SETTINGS
-from tests.scenarios.runtime_harness import HOT, REGISTRY, harness_on, res, wait_until
+from tests.scenarios.runtime_harness import HOT, KEY, REGISTRY, harness_on, res, wait_until
 from thermik.actors.runtime import EngineRuntime
 from thermik.conf.settings import DatabaseSettings
 from thermik.engine.states import Action
@@ -91,7 +91,7 @@ def test_an_update_interrupted_by_a_clean_stop_resumes(sqlite_url: str) -> None:
 
 
 def test_a_killed_engines_running_action_fails_as_engine_went_down(sqlite_url: str) -> None:
-    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), KEY)
     template = {"heat_template_version": HOT, "resources": {"slow": res(wait_secs=30)}}
     raw = store.store_raw_template(template, {}, {})
     stack_id = store.create_stack(NewStack("killed", "tenant", raw, disable_rollback=True)).id
@@ -125,7 +125,7 @@ def test_a_killed_engines_running_action_fails_as_engine_went_down(sqlite_url: s
 def test_an_update_killed_while_creating_a_replacement_finishes(sqlite_url: str) -> None:
     """The replacement a dead engine was creating is replaced again and cleaned up (Heat
     re-checks it), instead of failing the resumed update."""
-    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), KEY)
 
     def template(value: str) -> int:
         resources = {

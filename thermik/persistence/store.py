@@ -285,7 +285,8 @@ class ResourceDataStore(abc.ABC):
     def set_resource_data(
         self, resource_id: int, key: str, value: str, *, redact: bool = False
     ) -> None:
-        """Set one key; ``redact`` stores it encrypted."""
+        """Set one key; ``redact`` marks a secret (stored encrypted, refused without a key;
+        other keys are sealed when a key is configured)."""
 
     @abc.abstractmethod
     def get_resource_data(self, resource_id: int) -> dict[str, str]:

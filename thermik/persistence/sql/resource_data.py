@@ -64,13 +64,15 @@ def data_row(
     check_length("key", key, 255)
     if value is None:
         return {"b_resource": resource_id, "b_key": key}
-    stored = secrets.encrypt(value, "resource_data", key) if redact else value
+    # Plugin data may hold values derived from the properties: sealed like them when a key is
+    # configured; a redacted key needs one.
+    sealed = redact or secrets.sealing
     return {
         "resource_id": resource_id,
         "key": key,
-        "value": stored,
+        "value": secrets.encrypt(value, "resource_data", key) if sealed else value,
         "redact": redact,
-        "decrypt_method": crypto.METHOD if redact else None,
+        "decrypt_method": crypto.METHOD if sealed else None,
     }
 
 
@@ -128,7 +130,7 @@ class SqlResourceData(SqlBase, ResourceDataStore):
         return {
             row.key: (
                 self._secrets.decrypt(row.value, row.decrypt_method, "resource_data", row.key)
-                if row.redact
+                if row.redact or row.decrypt_method is not None
                 else row.value
             )
             for row in rows
