@@ -191,13 +191,16 @@ def start_runtime(
 
 
 @contextlib.contextmanager
-def harness_on(url: str, *, seed: int = 7, **nested: Any) -> Iterator[Harness]:
-    """A harness on the database at ``url``; stops every actor afterwards.
+def harness_on(
+    url: str, *, seed: int = 7, key: str | None = KEY, **nested: Any
+) -> Iterator[Harness]:
+    """A harness on the database at ``url`` (its store under ``key``); stops every actor
+    afterwards.
 
     ``nested`` options (``nested=True``, ``fallback_poll``, ``limits``) go to
     :func:`start_runtime`.
     """
-    store = open_store(DatabaseSettings(url, busy_timeout=10), KEY)
+    store = open_store(DatabaseSettings(url, busy_timeout=10), key)
     runtime = start_runtime(store, seed=seed, **nested)
     try:
         yield Harness(store, runtime)
