@@ -6,9 +6,10 @@ Values are encrypted with Fernet (AES-128-CBC + HMAC-SHA256) under
 deployment without secrets runs without one; when it is needed and missing or wrong, the error
 says so instead of storing plaintext or returning garbage.
 
-Documents computed from a template's values (resolved properties, cached attributes, join
-payloads, event properties, software configs, deployment input values) are *sealed* whenever a
-key is configured, whatever they hold: a value derived from a hidden parameter or a generated
+Everything stored that is computed from a template's values (parameter values, resolved
+properties, cached attributes, join payloads, event properties, resource data, snapshot data,
+traversal records, software configs, deployment input and output values) is *sealed* whenever a
+key is configured, whatever it holds: a value derived from a hidden parameter or a generated
 secret then needs no tracking to stay encrypted. Without a key they stay in clear, which is safe
 because every source of a secret needs the key first (a hidden parameter is encrypted with its
 template, a plugin's secret goes into the redacted resource data or is refused, see
@@ -27,7 +28,7 @@ from thermik.errors import PathElement, SecretKeyError
 
 #: The ``decrypt_method`` recorded next to every encrypted value.
 METHOD = "fernet"
-#: Environment sections whose values of hidden parameters are encrypted.
+#: Environment sections whose parameter values are encrypted.
 SECRET_SECTIONS = ("parameters", "parameter_defaults")
 #: Compact JSON text of a sealed document (one encoder instead of one per call).
 _COMPACT = json.JSONEncoder(separators=(",", ":")).encode
