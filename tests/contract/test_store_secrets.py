@@ -126,10 +126,12 @@ def test_software_documents_are_sealed(store: SqlStore) -> None:
     assert listed_deployment.input_values == {"pw": SECRET, "n": 1}
 
 
-def test_every_parameter_value_and_the_traversal_record_are_sealed(store: SqlStore) -> None:
+def test_parameter_values_files_and_the_traversal_record_are_sealed(store: SqlStore) -> None:
     # A nested stack's parameters are its parent's properties: sealed whether hidden or not.
     env = {"parameters": {"pw": SECRET}, "parameter_defaults": {"other": SECRET}}
-    template_id = store.store_raw_template({"heat_template_version": "2018-08-31"}, env, {})
+    files = {"env.yaml": f"parameter_defaults: {{pw: {SECRET}}}"}
+    template_id = store.store_raw_template({"heat_template_version": "2018-08-31"}, env, files)
+    again = store.store_raw_template({"heat_template_version": "2018-08-31"}, env, files)
     stack = make_stack(store)
     record = {"operation": "ADOPT", "adopt_data": {"resources": {"r": {"pw": SECRET}}}}
     store.swap_traversal(stack.id, "", "T1", StackChanges(current_deps=record))
@@ -138,6 +140,8 @@ def test_every_parameter_value_and_the_traversal_record_are_sealed(store: SqlSto
 
     assert SECRET not in stored_text(store)
     assert store.get_raw_template(template_id).environment == env
+    assert store.get_raw_template(template_id).files == files
+    assert store.get_raw_template(again).files == files
     assert store.get_raw_template(template_id).hidden_parameters == frozenset()
     assert store.get_stack(stack.id).current_deps == record
     assert store.list_stack_tree(stack.id)[0].current_deps == record
