@@ -15,18 +15,22 @@ Each run starts a fresh database and runtime, then warms it up as ``heat_peer_be
 Heat up (a stack of two created and deleted, untimed): the first statements of a new
 connection pool compile SQL and load plugins once, which a running engine has long done.
 Times are medians over ``--runs`` runs for sizes up to 1,000 (one run
-above). Targets: 0.5 ms per resource for every shape and operation, 5,000 wide created in
-2.5 s, peak RSS 300 MiB.
+above). The store holds a key, as the embedded default always does (it generates one), so every
+stored document is sealed; ``--key none`` runs as a service without ``auth_encryption_key``
+(nothing sealed), which gives the cost of the encryption by difference. ``--hidden`` feeds a
+hidden parameter into every resource's value. Targets: 0.5 ms per resource for every shape and
+operation, 5,000 wide created in 2.5 s, peak RSS 300 MiB.
 
     .venv/bin/python bench/convergence_bench.py [--sizes 100,500,1000,5000]
         [--shapes wide,chain,layers] [--runs 3] [--db sqlite|postgresql]
-        [--cpu-affinity one|any|CPUS]
+        [--cpu-affinity one|any|CPUS] [--key generated|none] [--hidden]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import resource
 import statistics
@@ -46,6 +50,7 @@ from thermik.actors.runtime import ConvergeRequest, EngineRuntime
 from thermik.conf.settings import DatabaseSettings, EngineSettings
 from thermik.engine.states import Action
 from thermik.persistence import migration
+from thermik.persistence.crypto import SecretBox
 from thermik.persistence.database import Database
 from thermik.persistence.factory import open_store
 from thermik.persistence.store import Store
@@ -54,29 +59,39 @@ from thermik.resources.registry import Registry
 
 LAYERS = 10
 OPERATIONS = ("create", "update", "delete")
+#: The hidden parameter of ``--hidden`` and its value.
+SECRET = "secret"
+SECRET_VALUE = "s3cr3t-b3nch-value"
 
 
-def template(shape: str, size: int, value: str) -> dict[str, Any]:
-    """A HOT template of ``size`` TestResources in ``shape``."""
+def template(shape: str, size: int, value: str, *, hidden: bool = False) -> dict[str, Any]:
+    """A HOT template of ``size`` TestResources in ``shape``; ``hidden``: each resource's value
+    derives from a hidden parameter."""
     resources: dict[str, Any] = {}
+    value_of: Any = value
+    if hidden:
+        value_of = {"list_join": ["-", [value, {"get_param": SECRET}]]}
     if shape == "wide":
         for i in range(size):
-            resources[f"r{i}"] = _resource(value)
+            resources[f"r{i}"] = _resource(value_of)
     elif shape == "chain":
         for i in range(size):
-            resources[f"r{i}"] = _resource(value, [f"r{i - 1}"] if i else [])
+            resources[f"r{i}"] = _resource(value_of, [f"r{i - 1}"] if i else [])
     else:
         width = max(1, size // LAYERS)
         previous: list[str] = []
         for layer in range(LAYERS):
             names = [f"l{layer}_{i}" for i in range(width)]
             for name in names:
-                resources[name] = _resource(value, previous)
+                resources[name] = _resource(value_of, previous)
             previous = names
-    return {"heat_template_version": "2021-04-16", "resources": resources}
+    document: dict[str, Any] = {"heat_template_version": "2021-04-16", "resources": resources}
+    if hidden:
+        document["parameters"] = {SECRET: {"type": "string", "hidden": True}}
+    return document
 
 
-def _resource(value: str, depends_on: list[str] | None = None) -> dict[str, Any]:
+def _resource(value: Any, depends_on: list[str] | None = None) -> dict[str, Any]:
     found: dict[str, Any] = {"type": "OS::Heat::TestResource", "properties": {"value": value}}
     if depends_on:
         found["depends_on"] = depends_on
@@ -125,8 +140,25 @@ def warm_up(store: Store, runtime: EngineRuntime) -> None:
         converge_once(store, runtime, stack_id, action, template_id)
 
 
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """What the store and the stack hold: a key (``None``: none configured), a hidden
+    parameter feeding every resource."""
+
+    key: str | None
+    hidden: bool = False
+
+    def store_template(self, store: Store, shape: str, size: int, value: str) -> int:
+        """Store the bench's template for ``value``."""
+        document = template(shape, size, value, hidden=self.hidden)
+        if not self.hidden:
+            return store.store_raw_template(document, {}, {})
+        environment = {"parameters": {SECRET: SECRET_VALUE}}
+        return store.store_raw_template(document, environment, {}, hidden_parameters=[SECRET])
+
+
 def one_configuration(
-    shape: str, size: int, runs: int, backend: str, affinity: str = "one"
+    shape: str, size: int, runs: int, backend: str, affinity: str, variant: Variant
 ) -> dict[str, Any]:
     """Time create, update and delete ``runs`` times; medians in seconds (wall and CPU)."""
     registry = Registry.from_entry_points()
@@ -134,13 +166,13 @@ def one_configuration(
     cpu: dict[str, list[float]] = {op: [] for op in OPERATIONS}
     for _ in range(runs):
         with database(backend) as url:
-            store = open_store(DatabaseSettings(url), None)
+            store = open_store(DatabaseSettings(url), variant.key)
             settings = EngineSettings(cpu_affinity=affinity)
             runtime = EngineRuntime.start(store=store, registry=registry, settings=settings)
             try:
                 warm_up(store, runtime)
-                first = store.store_raw_template(template(shape, size, "one"), {}, {})
-                second = store.store_raw_template(template(shape, size, "two"), {}, {})
+                first = variant.store_template(store, shape, size, "one")
+                second = variant.store_template(store, shape, size, "two")
                 stack_id = str(uuid.uuid4())
                 for op, action, template_id in (
                     ("create", Action.CREATE, first),
@@ -172,18 +204,33 @@ def main() -> None:
         default="one",
         help="the engine's [engine] cpu_affinity (default: one, the engine's default)",
     )
+    parser.add_argument(
+        "--key",
+        default="generated",
+        choices=("generated", "none"),
+        help="generated (default): a key, as the embedded default has; none: no key",
+    )
+    parser.add_argument(
+        "--hidden", action="store_true", help="feed a hidden parameter into every resource"
+    )
     parser.add_argument("--one", nargs=2, metavar=("SHAPE", "SIZE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         shape, size = args.one[0], int(args.one[1])
         runs = args.runs if size <= 1000 else 1
-        print(json.dumps(one_configuration(shape, size, runs, args.db, args.cpu_affinity)))
+        key = SecretBox.generate_key() if args.key == "generated" else None
+        variant = Variant(key, args.hidden)
+        result = one_configuration(shape, size, runs, args.db, args.cpu_affinity, variant)
+        print(json.dumps(result))
         return
     reason = dbservers.unavailable(args.db)
     if reason:
         raise SystemExit(reason)
     targets = "<= 0.5 ms/resource, 5,000 wide created in <= 2.5 s, peak RSS <= 300 MiB"
-    print(f"database {args.db}; engine cpu_affinity {args.cpu_affinity}; targets: {targets}")
+    print(
+        f"database {args.db}; engine cpu_affinity {args.cpu_affinity}; key {args.key}; "
+        f"hidden parameter {'in every resource' if args.hidden else 'none'}; targets: {targets}"
+    )
     print(
         f"{'shape':8} {'N':>6} | " + " | ".join(f"{op:>26}" for op in OPERATIONS) + " | peak RSS"
     )
@@ -201,6 +248,9 @@ def main() -> None:
                 args.db,
                 "--cpu-affinity",
                 args.cpu_affinity,
+                "--key",
+                args.key,
+                *(["--hidden"] if args.hidden else []),
             ]
             done = subprocess.run(command, capture_output=True, text=True, check=False)
             if done.returncode:

@@ -77,6 +77,17 @@ def test_create_show_outputs_documents(heat: Any, shared_service: Orchestrator) 
     assert heat.stacks.files("docs") == files
 
 
+def test_environment_masks_hidden_parameters_as_show_does(heat: Any) -> None:
+    template = copy.deepcopy(TEMPLATE)
+    template["parameters"]["password"] = {"type": "string", "hidden": True}
+    stack_id = create(heat, "masked", template, parameters={"word": "hi", "password": "pw-1"})
+    assert heat.stacks.get(stack_id).parameters["password"] == "******"
+    environment = heat.stacks.environment(stack_id)
+    assert environment["parameters"] == {"word": "hi", "password": "******"}
+    # Export carries the value: adopt needs it.
+    assert heat.stacks.export(stack_id)["environment"]["parameters"]["password"] == "pw-1"
+
+
 def test_list_filters_sorting_paging_tags(heat: Any) -> None:
     ids = {}
     for name, tags in [("alpha", "x"), ("bravo", "x,y"), ("charlie", "y"), ("delta", "")]:

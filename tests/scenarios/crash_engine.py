@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from tests.scenarios.runtime_harness import REGISTRY, start_runtime
+from tests.scenarios.runtime_harness import KEY, REGISTRY, start_runtime
 from thermik.actors.runtime import ConvergeRequest
 from thermik.api.boundary import RequestContext, StackRequest
 from thermik.conf.settings import DatabaseSettings, EngineSettings, LimitSettings
@@ -135,7 +135,7 @@ class CrashPoint:
 
 
 def _store(url: str, flags: list[str]) -> Store:
-    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(url, busy_timeout=10), KEY)
     for flag in flags:
         if flag.startswith("crash-after="):
             method, nth = flag.removeprefix("crash-after=").split(":")

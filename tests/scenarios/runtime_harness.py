@@ -6,6 +6,7 @@ runtime to converge them and reads back what the store holds (rows, events, attr
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import shutil
 import time
@@ -38,6 +39,9 @@ TEST_SETTINGS = EngineSettings(
     heartbeat_interval=1,
 )
 REGISTRY = Registry.from_entry_points()
+#: The key of every store of the scenarios (the same in the crash engines' processes), so they
+#: run as the embedded default does: every document sealed. It protects nothing.
+KEY = base64.urlsafe_b64encode(b"thermik scenarios: not a secret!").decode()
 HOT = "2021-04-16"
 
 
@@ -187,13 +191,16 @@ def start_runtime(
 
 
 @contextlib.contextmanager
-def harness_on(url: str, *, seed: int = 7, **nested: Any) -> Iterator[Harness]:
-    """A harness on the database at ``url``; stops every actor afterwards.
+def harness_on(
+    url: str, *, seed: int = 7, key: str | None = KEY, **nested: Any
+) -> Iterator[Harness]:
+    """A harness on the database at ``url`` (its store under ``key``); stops every actor
+    afterwards.
 
     ``nested`` options (``nested=True``, ``fallback_poll``, ``limits``) go to
     :func:`start_runtime`.
     """
-    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(url, busy_timeout=10), key)
     runtime = start_runtime(store, seed=seed, **nested)
     try:
         yield Harness(store, runtime)
@@ -212,7 +219,7 @@ def harness_with_types(
     registry = Registry.from_entry_points()
     for name, plugin in types.items():
         registry.register(name, plugin)
-    store = open_store(DatabaseSettings(migrated_sqlite(directory), busy_timeout=10), None)
+    store = open_store(DatabaseSettings(migrated_sqlite(directory), busy_timeout=10), KEY)
     runtime = EngineRuntime.start(store=store, registry=registry, settings=TEST_SETTINGS, seed=7)
     try:
         yield Harness(store, runtime)

@@ -27,7 +27,7 @@ from tests.scenarios.crash_engine import (
     created_stack,
     run_to_crash,
 )
-from tests.scenarios.runtime_harness import HOT, migrated_sqlite, res, start_runtime
+from tests.scenarios.runtime_harness import HOT, KEY, migrated_sqlite, res, start_runtime
 from tests.scenarios.test_crash_recovery import locked_rows
 from tests.scenarios.test_nested_crash_recovery import settle
 from thermik.conf.settings import DatabaseSettings
@@ -91,7 +91,7 @@ def crash_and_recover(
     """Run the engine to its crash point, then a fresh engine until the tree settles; every
     stack of the tree (checked for locked rows). With ``child_lease``, the dead engine's
     lease of the child stack is first made to last that many seconds more than the others."""
-    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(url, busy_timeout=10), KEY)
     try:
         unused = store.store_raw_template(template, {}, {})  # the update is never reached
         progress = run_to_crash(url, {"template": template}, unused, crash_after, "nested")
@@ -152,6 +152,6 @@ def test_a_batched_group_waits_for_its_first_batch_then_creates_the_others(
     states = states_of(settled)
     assert states["crashy"][0] == "CREATE_COMPLETE", states
     child = next(stack for stack in settled if stack.owner_id is not None)
-    with contextlib.closing(open_store(DatabaseSettings(sqlite_url), None)) as store:
+    with contextlib.closing(open_store(DatabaseSettings(sqlite_url), KEY)) as store:
         members = [row.name for row in store.list_resources(child.id)]
     assert sorted(members) == ["0", "1", "2"], states

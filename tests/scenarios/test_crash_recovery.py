@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.scenarios.crash_engine import CRASH_SETTINGS, created_stack, run_and_kill
-from tests.scenarios.runtime_harness import HOT, REGISTRY, migrated_sqlite, res
+from tests.scenarios.runtime_harness import HOT, KEY, REGISTRY, migrated_sqlite, res
 from thermik.actors.runtime import EngineRuntime
 from thermik.conf.settings import DatabaseSettings
 from thermik.persistence.factory import open_store
@@ -77,7 +77,7 @@ def kill_and_recover(directory: Path, migrated: Path, seed: int) -> str:
     rng = random.Random(seed)
     directory.mkdir()
     url = migrated_sqlite(directory, migrated)
-    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(url, busy_timeout=10), KEY)
     create, update = prepare(store)
     progress = run_and_kill(url, create, update, rng.uniform(0.0, 2.0))
     stack_id = created_stack(store, progress)

@@ -16,7 +16,14 @@ import pytest
 
 from tests.scenarios.crash_engine import CRASH_SETTINGS as CRASH
 from tests.scenarios.crash_engine import created_stack, start_engine
-from tests.scenarios.runtime_harness import HOT, Harness, harness_on, start_runtime, wait_until
+from tests.scenarios.runtime_harness import (
+    HOT,
+    KEY,
+    Harness,
+    harness_on,
+    start_runtime,
+    wait_until,
+)
 from thermik.conf.settings import DatabaseSettings
 from thermik.engine.states import Action
 from thermik.persistence.factory import open_store
@@ -167,7 +174,7 @@ def test_a_clean_stop_during_a_pause_resumes_the_batches(sqlite_url: str) -> Non
         wait_until(lambda: completed(first, child_id, "CREATE_COMPLETE") != [])
     # Stopped during the first pause: the child holds the first batch only, the group's
     # create waits to be taken up.
-    store = open_store(DatabaseSettings(sqlite_url), None)
+    store = open_store(DatabaseSettings(sqlite_url), KEY)
     try:
         assert [r.name for r in store.list_resources(child_id)] == ["0"]
         (row,) = store.list_resources(stack_id)
@@ -190,7 +197,7 @@ def test_a_rolling_update_cut_by_a_dead_engine_carries_on_in_batches(sqlite_url:
     first one again (with Heat's rule, an update that changes no property would update them
     all at once)."""
     policy = {"rolling_update": {"max_batch_size": 1, "pause_time": 2.0}}
-    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), KEY)
     update_id = store.store_raw_template(group(3, "w", **policy), {}, {})
     engine = start_engine(sqlite_url, {"template": group(3, **policy)}, update_id, "nested")
     try:

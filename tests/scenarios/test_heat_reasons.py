@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.scenarios.runtime_harness import HOT, REGISTRY, TEST_SETTINGS, Harness, res
+from tests.scenarios.runtime_harness import HOT, KEY, REGISTRY, TEST_SETTINGS, Harness, res
 from thermik.actors.runtime import EngineRuntime
 from thermik.conf.settings import DatabaseSettings, LimitSettings
 from thermik.engine.states import Action
@@ -41,7 +41,7 @@ def heat(sqlite_url: str) -> Iterator[Harness]:
     """A harness with nested stacks and the ``Test::FailingDelete`` type."""
     registry = Registry({name: REGISTRY.get(name) for name in REGISTRY.types()})
     registry.register("Test::FailingDelete", FailingDelete)
-    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), KEY)
     services = NestedStacks(store, registry, LimitSettings(), fallback_poll=60.0)
     runtime = EngineRuntime.start(
         store=store, registry=registry, settings=TEST_SETTINGS, nested=services, resume=False

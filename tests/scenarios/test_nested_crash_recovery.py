@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.scenarios.crash_engine import CRASH_SETTINGS, created_stack, run_and_kill
-from tests.scenarios.runtime_harness import HOT, migrated_sqlite, start_runtime
+from tests.scenarios.runtime_harness import HOT, KEY, migrated_sqlite, start_runtime
 from tests.scenarios.test_crash_recovery import locked_rows
 from thermik.actors.runtime import EngineRuntime
 from thermik.conf.settings import DatabaseSettings
@@ -85,7 +85,7 @@ def kill_and_recover(directory: Path, migrated: Path, seed: int) -> dict[str, st
     rng = random.Random(seed)
     directory.mkdir()
     url = migrated_sqlite(directory, migrated)
-    store = open_store(DatabaseSettings(url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(url, busy_timeout=10), KEY)
     create, update = prepare(store)
     progress = run_and_kill(url, create, update, rng.uniform(0.0, 1.6), "nested")
     where = f"seed {seed}, killed after [{progress}]"

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from tests.scenarios.crash_engine import CRASH_SETTINGS, created_stack, start_engine
-from tests.scenarios.runtime_harness import HOT, REGISTRY, harness_on, res, wait_until
+from tests.scenarios.runtime_harness import HOT, KEY, REGISTRY, harness_on, res, wait_until
 from thermik.actors.runtime import EngineRuntime
 from thermik.conf.settings import DatabaseSettings
 from thermik.engine.states import Action
@@ -93,7 +93,7 @@ def rows_of(store: Store) -> list[Resource]:
 
 
 def test_a_killed_engines_running_action_fails_as_engine_went_down(sqlite_url: str) -> None:
-    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), KEY)
     template = {"heat_template_version": HOT, "resources": {"slow": res(wait_secs=30)}}
     raw = store.store_raw_template(template, {}, {})
     engine = start_engine(sqlite_url, {"template": template}, raw)
@@ -123,7 +123,7 @@ def test_a_killed_engines_running_action_fails_as_engine_went_down(sqlite_url: s
 def test_an_update_killed_while_creating_a_replacement_finishes(sqlite_url: str) -> None:
     """The replacement a dead engine was creating is replaced again and cleaned up (Heat
     re-checks it), instead of failing the resumed update."""
-    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), None)
+    store = open_store(DatabaseSettings(sqlite_url, busy_timeout=10), KEY)
 
     def template(value: str) -> dict[str, Any]:
         resources = {

@@ -81,7 +81,7 @@ class NodeWork(NodeSuspension):
         )
         action = Action.ADOPT if adopting else Action.CREATE
         try:
-            props = node_rules.resolve(self.plan, self.check, plugin_cls)
+            props = node_rules.resolve(self.store, self.plan, self.check, plugin_cls)
         except ThermikError as error:
             if self._lock(action, changes):
                 self.fail(error)
@@ -110,7 +110,7 @@ class NodeWork(NodeSuspension):
             self._replace(why)
             return
         try:
-            props = node_rules.resolve(self.plan, self.check, plugin_cls)
+            props = node_rules.resolve(self.store, self.plan, self.check, plugin_cls)
         except ThermikError as error:
             if self._lock(Action.UPDATE, ResourceChanges()):
                 self.fail(error)

@@ -27,6 +27,7 @@ from thermik.persistence.store import Store
 from thermik.persistence.values import KEEP, Keep
 from thermik.resources.context import StackIdentity
 from thermik.resources.plugin import Operation, Props, ResourcePlugin
+from thermik.resources.schema import declared_secrets
 from thermik.resources.template_resource import TemplateResource
 from thermik.template import StackDefinition
 from thermik.template.registry import is_template_name
@@ -102,16 +103,23 @@ def type_of(plan: TraversalPlan, row: Resource) -> str:
     return row.resource_type
 
 
-def resolve(plan: TraversalPlan, check: CheckResource, plugin_cls: type[ResourcePlugin]) -> Props:
-    """Resolve and validate the properties of ``check``'s resource from its input data."""
+def resolve(
+    store: Store, plan: TraversalPlan, check: CheckResource, plugin_cls: type[ResourcePlugin]
+) -> Props:
+    """Resolve and validate the properties of ``check``'s resource from its input data; a
+    resource holding a secret its plugin declares is refused by a store without a key."""
     context = NodeResolution(check.input_data, plan.stored)
     raw = definition(plan).resolve_properties(check.name, context)
     path = ("resources", check.name, "properties")
     try:
-        return plugin_cls.check_properties(raw, path=path)
+        props = plugin_cls.check_properties(raw, path=path)
+        schemas = (plugin_cls.properties_schema, plugin_cls.attributes_schema)
+        for section, name in declared_secrets(*schemas, props):
+            store.require_encryption("resources", check.name, section, name)
     except ThermikError as error:
         error.resource = check.name
         raise
+    return props
 
 
 def requires_during(row: Resource, check: CheckResource) -> tuple[int, ...] | Keep:

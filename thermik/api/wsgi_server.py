@@ -12,6 +12,7 @@ from typing import Any
 from wsgiref import simple_server
 
 from thermik.api.auth import WsgiApp
+from thermik.delivery.signing import redacted
 
 LOG = logging.getLogger(__name__)
 
@@ -27,11 +28,12 @@ class ThreadingWSGIServer(socketserver.ThreadingMixIn, simple_server.WSGIServer)
 
 
 class LoggingHandler(simple_server.WSGIRequestHandler):
-    """Request lines go to logging instead of stderr."""
+    """Request lines go to logging instead of stderr, without the signatures of capability
+    URLs (an agent's metadata and signal URLs)."""
 
     def log_message(self, format: str, *args: Any) -> None:
         """Log one request line."""
-        LOG.info("%s %s", self.address_string(), format % args)
+        LOG.info("%s %s", self.address_string(), redacted(format % args))
 
 
 def make_server(app: WsgiApp, host: str, port: int) -> ThreadingWSGIServer:

@@ -70,9 +70,10 @@ DEFAULT_OPTS: list[cfg.Opt] = [
     cfg.StrOpt(
         "auth_encryption_key",
         secret=True,
-        help="Fernet key (urlsafe base64, 32 bytes) that encrypts hidden parameters and "
-        "redacted resource data at rest. Generated under state_dir when unset on the "
-        "embedded default.",
+        help="Fernet key (urlsafe base64, 32 bytes) that encrypts at rest parameter values, "
+        "resolved properties, attribute caches, events, software configs, deployment values "
+        "and plugins' secrets. Generated under state_dir when unset on the embedded default; "
+        "without one, a service stores these in clear and refuses every secret.",
     ),
 ]
 

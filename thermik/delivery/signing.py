@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
 from thermik.errors import Forbidden
 
 SIG, EXPIRES = "temp_url_sig", "temp_url_expires"
+#: A signature in a URL or request line (whoever reads it holds the capability).
+_SIGNATURE = re.compile(rf"({SIG}=)[^&\s]+")
+
+
+def redacted(text: str) -> str:
+    """``text`` (a URL, a logged request line) with every URL signature masked."""
+    return _SIGNATURE.sub(r"\1******", text)
 
 
 def signature(key: str, method: str, path: str, expires: int) -> str:

@@ -11,9 +11,11 @@ from collections.abc import Mapping
 
 from thermik.actors.runtime import ConvergeRequest
 from thermik.api.boundary import Json, RequestContext, StackIdentity
+from thermik.api.formatting import MASK
 from thermik.engine.states import Action
 from thermik.orchestration.base import Base
 from thermik.orchestration.versions import current_resources
+from thermik.persistence.crypto import SECRET_SECTIONS
 from thermik.persistence.values import Stack
 
 
@@ -26,7 +28,8 @@ class DocumentOperations(Base):
 
     def stack_environment(self, ctx: RequestContext, stack: StackIdentity) -> Mapping[str, Json]:
         row = self.find_stack(ctx, stack)
-        return dict(self.store.get_raw_template(row.raw_template_id).environment)
+        raw = self.store.get_raw_template(row.raw_template_id)
+        return masked_environment(raw.environment, raw.hidden_parameters)
 
     def stack_files(self, ctx: RequestContext, stack: StackIdentity) -> Mapping[str, str]:
         row = self.find_stack(ctx, stack)
@@ -69,3 +72,16 @@ class DocumentOperations(Base):
         document = self.export_document(row)
         self.runtime.converge(ConvergeRequest(stack_id=row.id, operation=Action.ABANDON))
         return document
+
+
+def masked_environment(environment: Mapping[str, Json], hidden: frozenset[str]) -> dict[str, Json]:
+    """``environment`` with the values of ``hidden`` parameters masked, as stack show masks
+    them (export and abandon keep them: adopt needs them)."""
+    shown = dict(environment)
+    for section in SECRET_SECTIONS:
+        values = shown.get(section)
+        if isinstance(values, Mapping):
+            shown[section] = {
+                name: MASK if name in hidden else value for name, value in values.items()
+            }
+    return shown

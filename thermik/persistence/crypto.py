@@ -1,14 +1,26 @@
-"""Secrets at rest: hidden parameters, redacted resource data and credentials.
+"""Secrets at rest: hidden parameters, redacted resource data, credentials, and every document
+that may hold a value derived from them.
 
 Values are encrypted with Fernet (AES-128-CBC + HMAC-SHA256) under
 ``Settings.auth_encryption_key``. The key is only needed when a secret is written or read, so a
 deployment without secrets runs without one; when it is needed and missing or wrong, the error
 says so instead of storing plaintext or returning garbage.
+
+Everything stored that is computed from a template's values (parameter values, resolved
+properties, cached attributes, join payloads, event properties, resource data, snapshot data,
+traversal records, software configs, deployment input and output values) is *sealed* whenever a
+key is configured, whatever it holds: a value derived from a hidden parameter or a generated
+secret then needs no tracking to stay encrypted. Without a key they stay in clear, which is safe
+because every source of a secret needs the key first (a hidden parameter is encrypted with its
+template, a plugin's secret goes into the redacted resource data or is refused, see
+:meth:`SecretBox.require`).
 """
 
 from __future__ import annotations
 
 import binascii
+import json
+from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
 
@@ -16,8 +28,10 @@ from thermik.errors import PathElement, SecretKeyError
 
 #: The ``decrypt_method`` recorded next to every encrypted value.
 METHOD = "fernet"
-#: Environment sections whose values of hidden parameters are encrypted.
+#: Environment sections whose parameter values are encrypted.
 SECRET_SECTIONS = ("parameters", "parameter_defaults")
+#: Compact JSON text of a sealed document (one encoder instead of one per call).
+_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class SecretBox:
@@ -32,6 +46,15 @@ class SecretBox:
                 raise SecretKeyError(
                     f"auth_encryption_key is not a Fernet key (32 bytes, urlsafe base64): {error}"
                 ) from None
+
+    @property
+    def sealing(self) -> bool:
+        """Whether documents are sealed (a key is configured)."""
+        return self._fernet is not None
+
+    def require(self, *path: PathElement) -> None:
+        """Refuse the secret at ``path`` (``SecretKeyError``) when no key is configured."""
+        self._key("store", path)
 
     @staticmethod
     def generate_key() -> str:
@@ -54,6 +77,20 @@ class SecretBox:
                 "encrypted with",
                 path=path,
             ) from None
+
+    def seal(self, document: Any) -> Any:
+        """``document`` (a mapping, a list or ``None``) as stored: sealed into a token when a
+        key is configured. A sealed document is a JSON string where a clear one never is, so
+        rows stored in clear by older versions read back as they are."""
+        if document is None or self._fernet is None:
+            return document
+        return self._fernet.encrypt(_COMPACT(document).encode()).decode()
+
+    def unseal(self, stored: Any, *path: PathElement) -> Any:
+        """The document :meth:`seal` stored as ``stored``."""
+        if type(stored) is not str:
+            return stored
+        return json.loads(self.decrypt(stored, METHOD, *path))
 
     def _key(self, verb: str, path: tuple[PathElement, ...]) -> Fernet:
         if self._fernet is None:

@@ -12,6 +12,7 @@ import abc
 import datetime
 from collections.abc import Iterable, Mapping, Sequence
 
+from thermik.errors import PathElement
 from thermik.persistence.resource_values import (
     NO_CHANGES,
     DataWrite,
@@ -57,7 +58,8 @@ class TemplateStore(abc.ABC):
         files: Mapping[str, str],
         hidden_parameters: Iterable[str] = (),
     ) -> int:
-        """Store a template; values of ``hidden_parameters`` in the environment are encrypted."""
+        """Store a template; values of ``hidden_parameters`` in the environment are encrypted
+        (all parameter values are when a key is configured)."""
 
     @abc.abstractmethod
     def get_raw_template(self, template_id: int) -> RawTemplate:
@@ -185,9 +187,8 @@ class ResourceStore(abc.ABC):
 
         Like every guarded write, it also stores ``properties`` and ``attributes`` when given
         (as :meth:`ResourceDataStore.store_resource_properties` and
-        :meth:`ResourceDataStore.store_resource_attributes` do, unencrypted) in the same
-        transaction: the engine's hot path commits a resource's state, its event and its data
-        together.
+        :meth:`ResourceDataStore.store_resource_attributes` do) in the same transaction: the
+        engine's hot path commits a resource's state, its event and its data together.
         """
 
     @abc.abstractmethod
@@ -274,13 +275,19 @@ class ResourceStore(abc.ABC):
 
 
 class ResourceDataStore(abc.ABC):
-    """A resource's private data, stored properties and cached attributes."""
+    """A resource's private data, stored properties and cached attributes.
+
+    Properties and attributes, like every document holding values computed from a template
+    (event properties, join payloads, software configs, deployment input and output values),
+    are stored sealed whenever a key is configured (see :mod:`thermik.persistence.crypto`).
+    """
 
     @abc.abstractmethod
     def set_resource_data(
         self, resource_id: int, key: str, value: str, *, redact: bool = False
     ) -> None:
-        """Set one key; ``redact`` stores it encrypted."""
+        """Set one key; ``redact`` marks a secret (stored encrypted, refused without a key;
+        other keys are sealed when a key is configured)."""
 
     @abc.abstractmethod
     def get_resource_data(self, resource_id: int) -> dict[str, str]:
@@ -295,11 +302,16 @@ class ResourceDataStore(abc.ABC):
         """Delete one key (no error if absent)."""
 
     @abc.abstractmethod
+    def require_encryption(self, *path: PathElement) -> None:
+        """Refuse the secret at ``path`` (``SecretKeyError``) if this store would keep it in
+        clear: no key is configured."""
+
+    @abc.abstractmethod
     def store_resource_properties(
         self, resource_id: int, properties: Mapping[str, JSON], *, encrypt: bool = False
     ) -> None:
         """Store the resolved properties of a resource version (its atomic key moves on, as
-        with every write of its blobs)."""
+        with every write of its blobs); ``encrypt``: refuse them without a key."""
 
     @abc.abstractmethod
     def get_resource_properties(self, resource_id: int) -> Mapping[str, JSON] | None:

@@ -93,6 +93,7 @@ class DeployedServer(ResourcePlugin):
             type=AttributeType.MAP,
             cache_mode=CacheMode.NONE,
             support_status=SupportStatus(version="9.0.0"),
+            secret=True,  # holds the signed metadata URL
         ),
     }
 

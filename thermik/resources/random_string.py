@@ -132,6 +132,7 @@ class RandomString(ResourcePlugin):
             "The generated string (also the reference id).",
             type=AttributeType.STRING,
             cache_mode=CacheMode.NONE,
+            secret=True,
         ),
     }
 

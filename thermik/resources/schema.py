@@ -106,6 +106,8 @@ class PropertySchema:
     implemented: bool = True
     support_status: SupportStatus = SUPPORTED
     allow_conversion: bool = False
+    #: The value is a secret (a password, a key, a signed URL): never stored in clear.
+    secret: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.schema, Mapping):
@@ -175,6 +177,8 @@ class AttributeSchema:
     type: AttributeType | None = None
     cache_mode: CacheMode = CacheMode.LOCAL
     support_status: SupportStatus = SUPPORTED
+    #: The value is a secret (a generated password, a signed URL): never stored in clear.
+    secret: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """Render as Heat's resource-type schema API does."""
@@ -188,6 +192,22 @@ class AttributeSchema:
 
 PropertiesSchema = Mapping[str, PropertySchema]
 AttributesSchema = Mapping[str, AttributeSchema]
+
+
+def declared_secrets(
+    properties: PropertiesSchema, attributes: AttributesSchema, values: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """Where a resource with these schemas and property ``values`` holds secrets:
+    ``("properties", name)`` of each secret property given a value, ``("attributes", name)``
+    of each secret attribute (stored once the resource completes)."""
+    found = [
+        ("properties", name)
+        for name, schema in properties.items()
+        if schema.secret and values.get(name) is not None
+    ]
+    found += [("attributes", name) for name, schema in attributes.items() if schema.secret]
+    return found
+
 
 #: The attribute every resource has: its live state, as the plugin reports it.
 SHOW_ATTRIBUTE = "show"

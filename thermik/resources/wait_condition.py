@@ -198,7 +198,10 @@ class WaitCondition(ResourcePlugin):
 
 
 def _handle_attribute(description: str) -> AttributeSchema:
-    return AttributeSchema(description, type=AttributeType.STRING, cache_mode=CacheMode.NONE)
+    # Whoever reads one can signal the handle: a credential.
+    return AttributeSchema(
+        description, type=AttributeType.STRING, cache_mode=CacheMode.NONE, secret=True
+    )
 
 
 class WaitConditionHandle(ResourcePlugin):

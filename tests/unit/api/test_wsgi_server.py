@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+
+import pytest
 
 from tests.unit.api.memory_service import MemoryService
 from thermik.api.app import make_app
@@ -47,3 +51,30 @@ def test_two_requests_are_served_at_the_same_time() -> None:
         thread.join(timeout=5)
     assert all(b'"revision": "together"' in body for body in bodies)
     assert not service.barrier.broken
+
+
+def test_request_lines_are_logged_without_url_signatures(caplog: pytest.LogCaptureFixture) -> None:
+    server = make_server(
+        make_app(MemoryService(), ApiSettings(), limits=LimitSettings()), "127.0.0.1", 0
+    )
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1/t/build_info"
+    caplog.set_level(logging.INFO, logger="thermik.api.wsgi_server")
+    try:
+        fetch(f"{url}?temp_url_sig=0123abcd&temp_url_expires=99")
+        # The line is logged once the response is sent, perhaps after the client read it.
+        deadline = time.monotonic() + 10
+        while not logged(caplog) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+    [line] = logged(caplog)
+    assert "temp_url_sig=******&temp_url_expires=99" in line
+    assert "0123abcd" not in line
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "build_info" in r.getMessage()]

@@ -7,9 +7,10 @@ from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, bindparam, delete, insert, select
+from sqlalchemy import Connection, Row, Select, and_, bindparam, delete, insert, select
 
 from thermik.errors import InvalidRequest, StackNotFound
+from thermik.persistence.crypto import SecretBox
 from thermik.persistence.resource_values import Event, EventQuery, JoinArrival, NewEvent
 from thermik.persistence.row_ids import row_uuid
 from thermik.persistence.sql.base import SqlBase, check_length, reason
@@ -27,7 +28,7 @@ _ARRIVALS_OF = delete(JOIN_ARRIVAL).where(JOIN_ARRIVAL.c.stack_id == bindparam("
 _OTHER_ARRIVALS_OF = _ARRIVALS_OF.where(JOIN_ARRIVAL.c.traversal_id != bindparam("b_keep"))
 
 
-def _to_event(row: Row[Any] | SimpleNamespace) -> Event:
+def _to_event(secrets: SecretBox, row: Row[Any] | SimpleNamespace) -> Event:
     return Event(
         id=row.uuid,
         stack_id=row.stack_id,
@@ -37,13 +38,15 @@ def _to_event(row: Row[Any] | SimpleNamespace) -> Event:
         resource_status_reason=row.resource_status_reason,
         resource_type=row.resource_type,
         physical_resource_id=row.physical_resource_id,
-        resource_properties=row.resource_properties,
+        resource_properties=secrets.unseal(
+            row.resource_properties, "events", row.uuid, "resource_properties"
+        ),
         created_at=row.created_at,
     )
 
 
-def event_row(new: NewEvent, now: datetime.datetime) -> dict[str, Any]:
-    """The row of the event table that records ``new`` at ``now``."""
+def event_row(secrets: SecretBox, new: NewEvent, now: datetime.datetime) -> dict[str, Any]:
+    """The row of the event table that records ``new`` at ``now`` (its properties sealed)."""
     check_length("resource_name", new.resource_name, 255)
     return {
         "uuid": row_uuid(),
@@ -54,7 +57,7 @@ def event_row(new: NewEvent, now: datetime.datetime) -> dict[str, Any]:
         "resource_status_reason": reason(new.resource_status_reason),
         "resource_type": new.resource_type,
         "physical_resource_id": new.physical_resource_id,
-        "resource_properties": new.resource_properties,
+        "resource_properties": secrets.seal(new.resource_properties),
         "created_at": now,
     }
 
@@ -63,7 +66,10 @@ def _no_stack(stack_id: str) -> Callable[[], StackNotFound]:
     return lambda: StackNotFound(f"stack {stack_id} not found", stack=stack_id)
 
 
-def arrival_row(stack_id: str, arrival: JoinArrival, now: datetime.datetime) -> dict[str, Any]:
+def arrival_row(
+    secrets: SecretBox, stack_id: str, arrival: JoinArrival, now: datetime.datetime
+) -> dict[str, Any]:
+    """The row of the join log recording ``arrival`` (its node data sealed)."""
     check_length("node", arrival.node, 255)
     check_length("sender", arrival.sender, 255)
     return {
@@ -71,7 +77,7 @@ def arrival_row(stack_id: str, arrival: JoinArrival, now: datetime.datetime) -> 
         "traversal_id": arrival.traversal_id,
         "node": arrival.node,
         "sender": arrival.sender,
-        "payload": arrival.payload,
+        "payload": secrets.seal(arrival.payload),
         "created_at": now,
     }
 
@@ -89,11 +95,11 @@ class SqlEvents(SqlBase, EventStore):
     """Events and join arrivals in SQL."""
 
     def append_event(self, new: NewEvent) -> Event:
-        row = event_row(new, self._clock())
+        row = event_row(self._secrets, new, self._clock())
         self._write_referring(
             lambda conn: INSERT_EVENT.execute(conn, row), _no_stack(new.stack_id)
         )
-        return _to_event(SimpleNamespace(**row))
+        return _to_event(self._secrets, SimpleNamespace(**row))
 
     def list_events(self, query: EventQuery) -> list[Event]:
         if query.sort_dir not in ("asc", "desc"):
@@ -118,7 +124,7 @@ class SqlEvents(SqlBase, EventStore):
                 stmt = stmt.limit(query.limit)
             return list(conn.execute(stmt).all())
 
-        return [_to_event(row) for row in self._db.read(work)]
+        return [_to_event(self._secrets, row) for row in self._db.read(work)]
 
     def prune_events(self, stack_id: str, keep: int) -> int:
         if keep < 0:
@@ -147,7 +153,7 @@ class SqlEvents(SqlBase, EventStore):
         if not arrivals:
             return
         now = self._clock()
-        rows = [arrival_row(stack_id, arrival, now) for arrival in arrivals]
+        rows = [arrival_row(self._secrets, stack_id, arrival, now) for arrival in arrivals]
 
         def work(conn: Connection) -> None:
             for row in rows:
@@ -159,13 +165,21 @@ class SqlEvents(SqlBase, EventStore):
         stmt = _ARRIVALS.where(
             JOIN_ARRIVAL.c.traversal_id == traversal_id, JOIN_ARRIVAL.c.node == node
         ).order_by(JOIN_ARRIVAL.c.id)
-        return [JoinArrival(*row) for row in self._db.read(lambda c: c.execute(stmt).all())]
+        return self._arrivals(stmt)
 
     def list_traversal_arrivals(self, traversal_id: str) -> list[JoinArrival]:
         stmt = _ARRIVALS.where(JOIN_ARRIVAL.c.traversal_id == traversal_id).order_by(
             JOIN_ARRIVAL.c.id
         )
-        return [JoinArrival(*row) for row in self._db.read(lambda c: c.execute(stmt).all())]
+        return self._arrivals(stmt)
+
+    def _arrivals(self, stmt: Select[Any]) -> list[JoinArrival]:
+        rows = self._db.read(lambda conn: conn.execute(stmt).all())
+        unseal = self._secrets.unseal
+        return [
+            JoinArrival(traversal, node, sender, unseal(payload, "join", traversal, node))
+            for traversal, node, sender, payload in rows
+        ]
 
     def delete_arrivals(self, stack_id: str, *, except_traversal: str | None = None) -> int:
         stmt, params = _ARRIVALS_OF, {"b_stack": stack_id}

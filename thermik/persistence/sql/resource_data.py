@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -10,7 +11,7 @@ from sqlalchemy import Column, Connection, bindparam, delete, insert, select, up
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import sqlite
 
-from thermik.errors import ResourceNotFound
+from thermik.errors import PathElement, ResourceNotFound
 from thermik.persistence import crypto, dberrors
 from thermik.persistence.sql.base import COMPACT, SqlBase, check_length, new_id
 from thermik.persistence.sql.hot import HotStatement
@@ -63,14 +64,26 @@ def data_row(
     check_length("key", key, 255)
     if value is None:
         return {"b_resource": resource_id, "b_key": key}
-    stored = secrets.encrypt(value, "resource_data", key) if redact else value
+    # Plugin data may hold values derived from the properties: sealed like them when a key is
+    # configured; a redacted key needs one.
+    sealed = redact or secrets.sealing
     return {
         "resource_id": resource_id,
         "key": key,
-        "value": stored,
+        "value": secrets.encrypt(value, "resource_data", key) if sealed else value,
         "redact": redact,
-        "decrypt_method": crypto.METHOD if redact else None,
+        "decrypt_method": crypto.METHOD if sealed else None,
     }
+
+
+def blob_row(
+    secrets: crypto.SecretBox, data: Mapping[str, JSON], now: datetime.datetime
+) -> dict[str, Any]:
+    """The row of a properties or attributes blob holding ``data`` (sealed when ``secrets``
+    seal: such values may derive from hidden parameters and secrets)."""
+    if secrets.sealing:
+        return {"data": secrets.seal(data), "encrypted": True, "created_at": now}
+    return {"data": COMPACT(data), "encrypted": False, "created_at": now}
 
 
 def write_data(conn: Connection, is_sqlite: bool, row: Mapping[str, Any]) -> None:
@@ -117,7 +130,7 @@ class SqlResourceData(SqlBase, ResourceDataStore):
         return {
             row.key: (
                 self._secrets.decrypt(row.value, row.decrypt_method, "resource_data", row.key)
-                if row.redact
+                if row.redact or row.decrypt_method is not None
                 else row.value
             )
             for row in rows
@@ -134,6 +147,9 @@ class SqlResourceData(SqlBase, ResourceDataStore):
             RESOURCE_DATA.c.resource_id == resource_id, RESOURCE_DATA.c.key == key
         )
         self._db.write(lambda conn: conn.execute(stmt))
+
+    def require_encryption(self, *path: PathElement) -> None:
+        self._secrets.require(*path)
 
     def store_resource_properties(
         self, resource_id: int, properties: Mapping[str, JSON], *, encrypt: bool = False
@@ -163,18 +179,17 @@ class SqlResourceData(SqlBase, ResourceDataStore):
         data: Mapping[str, JSON] | None,
         encrypt: bool,
     ) -> None:
-        text = None if data is None else COMPACT(data)
-        if text is not None and encrypt:
-            text = self._secrets.encrypt(text, "resources", resource_id, "properties")
+        if encrypt:
+            self._secrets.require("resources", resource_id, "properties")
         now = self._clock()
+        row = None if data is None else blob_row(self._secrets, data, now)
 
         def work(conn: Connection) -> None:
             old = conn.execute(select(column).where(RESOURCE.c.id == resource_id)).one_or_none()
             if old is None:
                 raise _missing(resource_id)
             blob_id = None
-            if text is not None:
-                row = {"data": text, "encrypted": encrypt, "created_at": now}
+            if row is not None:
                 blob_id = new_id(conn.execute(insert(PROPERTIES_DATA).values(**row)))
             # The key moves on, as with every write that changes a row's blobs: a guarded
             # write at a version's first key counts on the row having none.

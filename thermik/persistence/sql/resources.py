@@ -23,6 +23,7 @@ from sqlalchemy import (
 )
 
 from thermik.errors import GenerationConflict, LockConflict, ResourceNotFound, StackNotFound
+from thermik.persistence.crypto import SecretBox
 from thermik.persistence.resource_values import (
     NO_CHANGES,
     DataWrite,
@@ -32,10 +33,10 @@ from thermik.persistence.resource_values import (
     Resource,
     ResourceChanges,
 )
-from thermik.persistence.sql.base import COMPACT, SqlBase
+from thermik.persistence.sql.base import SqlBase
 from thermik.persistence.sql.events import INSERT_EVENT, arrival_row, event_row
 from thermik.persistence.sql.hot import HotStatement
-from thermik.persistence.sql.resource_data import data_row, write_data
+from thermik.persistence.sql.resource_data import blob_row, data_row, write_data
 from thermik.persistence.sql.resource_rows import (
     NEW_ROW_KEY,
     SELECT_RESOURCE,
@@ -98,9 +99,11 @@ _DELETED = delete(RESOURCE).where(
 )
 
 
-def _row_arrival(resource_id: int, arrival: JoinArrival, now: datetime.datetime) -> dict[str, Any]:
+def _row_arrival(
+    secrets: SecretBox, resource_id: int, arrival: JoinArrival, now: datetime.datetime
+) -> dict[str, Any]:
     """The parameters of :data:`_INSERT_ROW_ARRIVAL` (lengths checked as every arrival's)."""
-    row = arrival_row("", arrival, now)
+    row = arrival_row(secrets, "", arrival, now)
     return {"b_id": resource_id, **{f"a_{name}": row[name] for name in _ARRIVAL_COLUMNS}}
 
 
@@ -147,15 +150,11 @@ class _Along:
         self.data = data
         self.lazy = lazy
 
-    def rows(self, now: datetime.datetime) -> dict[str, dict[str, Any]]:
-        """Blob column -> the row of the new blob."""
+    def rows(self, secrets: SecretBox, now: datetime.datetime) -> dict[str, dict[str, Any]]:
+        """Blob column -> the row of the new blob (sealed when ``secrets`` seal)."""
         found = {"properties_data_id": self.properties, "attr_data_id": self.attributes}
         return {
-            column: {
-                "data": COMPACT(data),
-                "encrypted": False,
-                "created_at": now,
-            }
+            column: blob_row(secrets, data, now)
             for column, data in found.items()
             if data is not None
         }
@@ -337,12 +336,13 @@ class SqlResources(SqlBase, ResourceStore):
         if holder is not None:
             params["b_engine"] = holder
 
-        event_values = [event_row(event, params["updated_at"]) for event in events]
-        blob_rows = along.rows(params["updated_at"])
+        now = params["updated_at"]
+        event_values = [event_row(self._secrets, event, now) for event in events]
+        blob_rows = along.rows(self._secrets, params["updated_at"])
         is_sqlite = self._db.is_sqlite
         arrival_values = None
         if along.arrival is not None:
-            arrival_values = _row_arrival(resource_id, along.arrival, params["updated_at"])
+            arrival_values = _row_arrival(self._secrets, resource_id, along.arrival, now)
 
         # A row still at its first key has no blobs to rewrite (every write that gives a row
         # blobs moves its key on): a create's blobs are inserted without looking first.

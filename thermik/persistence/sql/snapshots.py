@@ -104,7 +104,10 @@ class SqlSnapshots(SqlBase, SnapshotStore):
         if status_reason is not KEEP:
             columns["status_reason"] = reason(status_reason)
         if data is not KEEP:
-            columns["data"] = None if data is None else self._seal_snapshot(data, secrets)
+            # The whole document is sealed too when a key is configured: the resources' data
+            # and properties in it may derive from the secrets.
+            sealed = None if data is None else self._seal_snapshot(data, secrets)
+            columns["data"] = self._secrets.seal(sealed)
         where = SNAPSHOT.c.id == snapshot_id
 
         def work(conn: Connection) -> Snapshot:
@@ -129,7 +132,7 @@ class SqlSnapshots(SqlBase, SnapshotStore):
         return sealed
 
     def _to_snapshot(self, row: Row[Any]) -> Snapshot:
-        data = row.data
+        data = self._secrets.unseal(row.data, "snapshot", row.id)
         secrets: tuple[tuple[str, ...], ...] = ()
         if isinstance(data, Mapping) and SEALED_KEY in data:
             data, secrets = self._unseal_snapshot(data)

@@ -11,6 +11,7 @@ from sqlalchemy import exc as sa_exc
 
 from thermik.errors import Conflict, GenerationConflict, NotFound
 from thermik.persistence import dberrors
+from thermik.persistence.crypto import SecretBox
 from thermik.persistence.software_values import (
     DeploymentChanges,
     NewSoftwareDeployment,
@@ -25,25 +26,25 @@ from thermik.persistence.values import JSON, changed_fields
 _GENERATION = select(SERVER_METADATA.c.generation)
 
 
-def _to_config(row: Row[Any]) -> SoftwareConfig:
+def _to_config(secrets: SecretBox, row: Row[Any]) -> SoftwareConfig:
     return SoftwareConfig(
         id=row.id,
         name=row.name,
         group=row.group,
-        config=row.config,
+        config=secrets.unseal(row.config, "software_config", row.id),
         tenant=row.tenant,
         created_at=row.created_at,
     )
 
 
-def _to_deployment(row: Row[Any]) -> SoftwareDeployment:
+def _to_deployment(secrets: SecretBox, row: Row[Any]) -> SoftwareDeployment:
     return SoftwareDeployment(
         id=row.id,
         config_id=row.config_id,
         server_id=row.server_id,
         tenant=row.tenant,
-        input_values=row.input_values,
-        output_values=row.output_values,
+        input_values=secrets.unseal(row.input_values, "software_deployment", row.id),
+        output_values=secrets.unseal(row.output_values, "software_deployment", row.id),
         action=row.action,
         status=row.status,
         status_reason=row.status_reason,
@@ -79,6 +80,7 @@ class SqlSoftware(SqlBase, SoftwareStore):
             config_id or str(uuid.uuid4()), name, group, dict(config), tenant, self._clock()
         )
         row = {field: getattr(value, field) for field in SoftwareConfig.__slots__}
+        row["config"] = self._secrets.seal(value.config)
         self._db.write(lambda conn: conn.execute(insert(SOFTWARE_CONFIG).values(**row)))
         return value
 
@@ -86,7 +88,7 @@ class SqlSoftware(SqlBase, SoftwareStore):
         row = self._fetch_by_id(SOFTWARE_CONFIG, config_id, tenant)
         if row is None:
             raise _config_missing(config_id)
-        return _to_config(row)
+        return _to_config(self._secrets, row)
 
     def list_software_configs(
         self, tenant: str | None, *, marker: str | None = None, limit: int | None = None
@@ -111,7 +113,7 @@ class SqlSoftware(SqlBase, SoftwareStore):
                 stmt = stmt.limit(limit)
             return list(conn.execute(stmt).all())
 
-        return [_to_config(row) for row in self._db.read(work)]
+        return [_to_config(self._secrets, row) for row in self._db.read(work)]
 
     def delete_software_config(self, config_id: str, *, tenant: str | None = None) -> None:
         self.get_software_config(config_id, tenant=tenant)
@@ -140,6 +142,8 @@ class SqlSoftware(SqlBase, SoftwareStore):
             updated_at=None,
         )
         row = {field: getattr(value, field) for field in SoftwareDeployment.__slots__}
+        row["input_values"] = self._secrets.seal(value.input_values)
+        row["output_values"] = self._secrets.seal(value.output_values)
         stmt = insert(SOFTWARE_DEPLOYMENT).values(**row)
         self._write_referring(
             lambda conn: conn.execute(stmt), lambda: _config_missing(new.config_id)
@@ -152,7 +156,7 @@ class SqlSoftware(SqlBase, SoftwareStore):
         row = self._fetch_by_id(SOFTWARE_DEPLOYMENT, deployment_id, tenant)
         if row is None:
             raise _deployment_missing(deployment_id)
-        return _to_deployment(row)
+        return _to_deployment(self._secrets, row)
 
     def list_software_deployments(
         self, *, tenant: str | None = None, server_id: str | None = None
@@ -164,7 +168,8 @@ class SqlSoftware(SqlBase, SoftwareStore):
             stmt = stmt.where(SOFTWARE_DEPLOYMENT.c.tenant == tenant)
         if server_id is not None:
             stmt = stmt.where(SOFTWARE_DEPLOYMENT.c.server_id == server_id)
-        return [_to_deployment(r) for r in self._db.read(lambda conn: conn.execute(stmt).all())]
+        rows = self._db.read(lambda conn: conn.execute(stmt).all())
+        return [_to_deployment(self._secrets, row) for row in rows]
 
     def update_software_deployment(
         self, deployment_id: str, changes: DeploymentChanges
@@ -174,7 +179,7 @@ class SqlSoftware(SqlBase, SoftwareStore):
             columns["status_reason"] = reason(columns["status_reason"])
         for name in ("input_values", "output_values"):
             if name in columns:
-                columns[name] = dict(columns[name])
+                columns[name] = self._secrets.seal(dict(columns[name]))
         where = SOFTWARE_DEPLOYMENT.c.id == deployment_id
 
         def work(conn: Connection) -> SoftwareDeployment:
@@ -185,7 +190,8 @@ class SqlSoftware(SqlBase, SoftwareStore):
             )
             if conn.execute(stmt).rowcount != 1:
                 raise _deployment_missing(deployment_id)
-            return _to_deployment(conn.execute(select(SOFTWARE_DEPLOYMENT).where(where)).one())
+            row = conn.execute(select(SOFTWARE_DEPLOYMENT).where(where)).one()
+            return _to_deployment(self._secrets, row)
 
         return self._write_referring(work, lambda: _config_missing(str(changes.config_id)))
 

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, Select, bindparam, select
 
 from thermik.errors import StackNotFound
+from thermik.persistence.crypto import SecretBox
 from thermik.persistence.sql.tables import STACK, STACK_TAG
 from thermik.persistence.values import Stack
 
@@ -33,14 +34,15 @@ def tags_of(conn: Connection, stack_ids: Sequence[str]) -> dict[str, tuple[str, 
     return {key: tuple(value) for key, value in tags.items()}
 
 
-def to_stacks(conn: Connection, rows: Sequence[Row[Any]]) -> list[Stack]:
+def to_stacks(conn: Connection, rows: Sequence[Row[Any]], secrets: SecretBox) -> list[Stack]:
     """Stack values for ``rows`` of the stack table."""
     tags = tags_of(conn, [row.id for row in rows])
-    return [to_stack(row, tags.get(row.id, ())) for row in rows]
+    return [to_stack(row, tags.get(row.id, ()), secrets) for row in rows]
 
 
-def to_stack(row: Row[Any], tags: tuple[str, ...]) -> Stack:
-    """One stack value."""
+def to_stack(row: Row[Any], tags: tuple[str, ...], secrets: SecretBox) -> Stack:
+    """One stack value (its traversal record unsealed: an adopt's record holds the abandoned
+    stack's secrets)."""
     return Stack(
         id=row.id,
         name=row.name,
@@ -60,7 +62,7 @@ def to_stack(row: Row[Any], tags: tuple[str, ...]) -> Stack:
         status=row.status,
         status_reason=row.status_reason,
         current_traversal=row.current_traversal,
-        current_deps=row.current_deps,
+        current_deps=secrets.unseal(row.current_deps, "stacks", row.id, "current_deps"),
         traversal_started_at=row.traversal_started_at,
         created_at=row.created_at,
         updated_at=row.updated_at,
@@ -92,7 +94,12 @@ _ONE_STACK = {
 
 
 def load_stack(
-    conn: Connection, stack_id: str, *, tenant: str | None = None, show_deleted: bool = False
+    conn: Connection,
+    stack_id: str,
+    secrets: SecretBox,
+    *,
+    tenant: str | None = None,
+    show_deleted: bool = False,
 ) -> Stack:
     """One stack, or ``StackNotFound`` (also for another tenant's or a deleted stack)."""
     stmt = _ONE_STACK[tenant is not None, show_deleted]
@@ -101,4 +108,4 @@ def load_stack(
     if not rows:
         raise StackNotFound(f"stack {stack_id} not found", stack=stack_id)
     tags = tuple(row.tag for row in rows if row.tag is not None)
-    return to_stack(rows[0], tags)
+    return to_stack(rows[0], tags, secrets)

@@ -47,14 +47,16 @@ class SqlStacks(SqlBase, StackStore):
         def work(conn: Connection) -> Stack:
             root_id, depth = stack_id, 0
             if new.owner_id is not None:
-                owner = load_stack(conn, new.owner_id)
+                owner = load_stack(conn, new.owner_id, self._secrets)
                 root_id, depth = owner.root_id, owner.nested_depth + 1
             row = _new_stack_row(new, stack_id, root_id, depth, now)
+            # A create stored started carries its traversal record: an adopt's holds secrets.
+            row["current_deps"] = self._secrets.seal(row["current_deps"])
             conn.execute(insert(STACK).values(**row))
             _insert_tags(conn, stack_id, new.tags)
             if new.lease is not None:
                 insert_new_lease(conn, stack_id, new.lease, now)
-            return load_stack(conn, stack_id)
+            return load_stack(conn, stack_id, self._secrets)
 
         try:
             return self._db.write(work)
@@ -71,7 +73,9 @@ class SqlStacks(SqlBase, StackStore):
         self, stack_id: str, *, tenant: str | None = None, show_deleted: bool = False
     ) -> Stack:
         return self._db.read(
-            lambda conn: load_stack(conn, stack_id, tenant=tenant, show_deleted=show_deleted)
+            lambda conn: load_stack(
+                conn, stack_id, self._secrets, tenant=tenant, show_deleted=show_deleted
+            )
         )
 
     def get_stack_by_name(self, tenant: str, name: str) -> Stack:
@@ -80,7 +84,7 @@ class SqlStacks(SqlBase, StackStore):
         )
 
         def work(conn: Connection) -> list[Stack]:
-            return to_stacks(conn, conn.execute(stmt).all())
+            return to_stacks(conn, conn.execute(stmt).all(), self._secrets)
 
         found = self._db.read(work)
         if not found:
@@ -91,7 +95,7 @@ class SqlStacks(SqlBase, StackStore):
         def work(conn: Connection) -> list[Stack]:
             stmt = select(STACK).where(*stack_queries.conditions(query))
             stmt = stack_queries.page(conn, query, stmt)
-            return to_stacks(conn, conn.execute(stmt).all())
+            return to_stacks(conn, conn.execute(stmt).all(), self._secrets)
 
         return self._db.read(work)
 
@@ -105,7 +109,7 @@ class SqlStacks(SqlBase, StackStore):
             .where(STACK.c.root_id == root_id, STACK.c.deleted_at.is_(None))
             .order_by(STACK.c.nested_depth, STACK.c.created_at, STACK.c.id)
         )
-        return self._db.read(lambda conn: to_stacks(conn, conn.execute(stmt).all()))
+        return self._db.read(lambda conn: to_stacks(conn, conn.execute(stmt).all(), self._secrets))
 
     def swap_traversal(
         self, stack_id: str, expected: str, new: str, changes: StackChanges = NO_STACK_CHANGES
@@ -146,6 +150,8 @@ class SqlStacks(SqlBase, StackStore):
             _check_tags(tags)
         if "status_reason" in columns:
             columns["status_reason"] = reason(columns["status_reason"])
+        if "current_deps" in columns:
+            columns["current_deps"] = self._secrets.seal(columns["current_deps"])
         if not columns and not extra:
             # Tags alone (or nothing) still change the stack, and the fence needs an UPDATE.
             extra = {"updated_at": self._clock()}
@@ -157,7 +163,7 @@ class SqlStacks(SqlBase, StackStore):
             if tags is not None:
                 conn.execute(delete(STACK_TAG).where(STACK_TAG.c.stack_id == stack_id))
                 _insert_tags(conn, stack_id, tags)
-            return load_stack(conn, stack_id, show_deleted=True)
+            return load_stack(conn, stack_id, self._secrets, show_deleted=True)
 
         return self._db.write(work)
 
@@ -171,7 +177,13 @@ _FENCED = update(STACK).where(
 
 
 def _traversal_lost(conn: Connection, stack_id: str, expected: str) -> None:
-    current = load_stack(conn, stack_id).current_traversal
+    current = conn.execute(
+        select(STACK.c.current_traversal).where(
+            STACK.c.id == stack_id, STACK.c.deleted_at.is_(None)
+        )
+    ).scalar()
+    if current is None:
+        raise StackNotFound(f"stack {stack_id} not found", stack=stack_id)
     raise TraversalConflict(
         f"stack {stack_id}: traversal {expected or '(none)'} is not current "
         f"(current: {current or '(none)'})",

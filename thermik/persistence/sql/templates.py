@@ -1,4 +1,5 @@
-"""Raw templates: the document, its environment (hidden parameters encrypted) and files."""
+"""Raw templates: the document, its environment (parameter values encrypted) and files
+(encrypted with a key)."""
 
 from __future__ import annotations
 
@@ -45,10 +46,12 @@ class SqlTemplates(SqlBase, TemplateStore):
         hidden = sorted(set(hidden_parameters))
         stored_env = {"environment": self._seal(environment, hidden), "hidden": hidden}
         digest = _digest(files) if files else None
+        # Environment files among them may hold parameter values.
+        sealed_files = self._secrets.seal(dict(files)) if files else None
         now = self._clock()
 
         def work(conn: Connection) -> int:
-            files_id = _files_row(conn, digest, files, now) if digest else None
+            files_id = _files_row(conn, digest, sealed_files, now) if digest else None
             values = {"template": template, "environment": stored_env, "files_id": files_id}
             result = conn.execute(insert(RAW_TEMPLATE).values(created_at=now, **values))
             return new_id(result)
@@ -66,7 +69,7 @@ class SqlTemplates(SqlBase, TemplateStore):
             id=row.id,
             template=row.template,
             environment=self._unseal(stored["environment"]),
-            files=row.files or {},
+            files=self._secrets.unseal(row.files, "raw_templates", template_id, "files") or {},
             hidden_parameters=frozenset(stored["hidden"]),
         )
 
@@ -88,7 +91,10 @@ class SqlTemplates(SqlBase, TemplateStore):
             if not isinstance(values, Mapping):
                 continue
             copy = dict(values)
-            for name in hidden:
+            # With a key every value is sealed: a nested stack's parameters are its parent's
+            # properties, which may derive from a hidden parameter or a generated secret.
+            names = sorted(copy) if self._secrets.sealing else hidden
+            for name in names:
                 if name in copy:
                     plain = json.dumps(copy[name])
                     copy[name] = self._secrets.encrypt(plain, section, name)
@@ -111,7 +117,7 @@ def _digest(files: Mapping[str, str]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _files_row(conn: Connection, digest: str, files: Mapping[str, str], now: Any) -> int:
+def _files_row(conn: Connection, digest: str, files: JSON, now: Any) -> int:
     """The id of the files row with ``digest``, inserted if no template shares it yet."""
     find = select(RAW_TEMPLATE_FILES.c.id).where(RAW_TEMPLATE_FILES.c.digest == digest)
     found = conn.execute(find).scalar()
