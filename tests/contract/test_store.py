@@ -69,7 +69,7 @@ def test_identical_files_are_stored_once(store: SqlStore) -> None:
 
 def test_hidden_parameters_are_encrypted_at_rest(store: SqlStore) -> None:
     env = {
-        "parameters": {"password": "s3cr3t-pw", "flavor": "m1"},
+        "parameters": {"password": "s3cr3t-pw", "flavor": "m1.visible-flavor"},
         "parameter_defaults": {"password": "d3fault-pw"},
     }
     template_id = store.store_raw_template(TEMPLATE, env, {}, hidden_parameters=["password"])
@@ -77,7 +77,7 @@ def test_hidden_parameters_are_encrypted_at_rest(store: SqlStore) -> None:
     assert "s3cr3t-pw" not in stored
     assert "d3fault-pw" not in stored
     # With a key every parameter value is sealed, hidden or not.
-    assert "m1" not in stored
+    assert "m1.visible-flavor" not in stored
     got = store.get_raw_template(template_id)
     assert got.environment == env
     assert got.hidden_parameters == {"password"}
