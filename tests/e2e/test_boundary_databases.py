@@ -168,6 +168,24 @@ REFUSED: list[tuple[str, str, str, dict[str, Any], str]] = [
         "parameters.word: must not contain a NUL character",
     ),
     (
+        "NUL in a template's YAML text",
+        "POST",
+        "/stacks",
+        {
+            "json": create_with(
+                template='heat_template_version: 2018-08-31\ndescription: "x\\0y"\nresources: {}\n'
+            )
+        },
+        "description: a string of the template must not contain a NUL character",
+    ),
+    (
+        "NUL in an environment's YAML text",
+        "POST",
+        "/stacks",
+        {"json": create_with(parameters={}, environment='parameters:\n  word: "x\\0"\n')},
+        "parameters.word: a string of the environment must not contain a NUL character",
+    ),
+    (
         "NUL in an updated parameter",
         "PATCH",
         "/stacks/{stack}",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +26,9 @@ DEFAULT_MAX_SIZE = 524288
 DEFAULT_MAX_DEPTH = 100
 
 _SCALARS = (str, int, float, bool, type(None))
+#: What no string of a document may hold: NUL (which PostgreSQL cannot store, and which no
+#: template means) and halves of surrogate pairs (which are not text at all).
+_NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _TAG = "tag:yaml.org,2002:"
@@ -132,6 +136,9 @@ def load_document(
         if not isinstance(data, dict):
             raise TemplateSyntaxError(f"the {what} is not a JSON object or YAML mapping")
         check_shape(data, what=what, max_depth=max_depth, max_nodes=max(max_size, 1024))
+        # Only an escape (YAML's "\0", JSON's "\u0000") or the character itself makes one.
+        if "\\" in decoded or "\x00" in decoded:
+            check_text(data, what=what)
     return data
 
 
@@ -179,6 +186,24 @@ def check_shape(data: Any, *, what: str, max_depth: int, max_nodes: int) -> None
             raise TemplateSyntaxError(
                 f"unsupported YAML value of type {type(value).__name__}", path=where
             )
+
+
+def check_text(data: Any, *, what: str) -> None:
+    """Reject a string (value or key) holding NUL or a lone surrogate, naming its place."""
+    for value, _, where in _walk(data):
+        if isinstance(value, dict):
+            strings = [key for key in value if isinstance(key, str)]
+        else:
+            strings = [value] if isinstance(value, str) else []
+        for text in strings:
+            found = _NOT_TEXT.search(text)
+            if found is not None:
+                kind = "a NUL character" if found.group() == "\x00" else "a lone surrogate"
+                at = found.start()
+                raise TemplateSyntaxError(
+                    f"a string of the {what} must not contain {kind} (at character {at})",
+                    path=where,
+                )
 
 
 def _walk(data: Any) -> Iterator[tuple[Any, int, tuple[str | int, ...]]]:

@@ -146,17 +146,41 @@ def test_same_data_as_pyyaml_on_the_corpus(path: Path) -> None:
     assert load_document(text) == yaml.load(text, Loader=_Reference)
 
 
+#: Text a template may hold: neither NUL nor halves of surrogate pairs (refused, tested above).
+TEXT = st.characters(exclude_characters="\x00", exclude_categories=("Cs",))
+
 JSONISH = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8),
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(TEXT, max_size=8),
               st.floats(allow_nan=False)),
     lambda inner: st.one_of(st.lists(inner, max_size=4),
-                            st.dictionaries(st.text(max_size=5), inner, max_size=4)),
+                            st.dictionaries(st.text(TEXT, max_size=5), inner, max_size=4)),
     max_leaves=20,
 )  # fmt: skip
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.text(max_size=5), JSONISH, max_size=4), st.booleans())
+@given(st.dictionaries(st.text(TEXT, max_size=5), JSONISH, max_size=4), st.booleans())
 def test_same_data_as_pyyaml_on_random_documents(data: dict[str, Any], flow: bool) -> None:
     text = yaml.safe_dump(data, default_flow_style=flow)
     assert load_document(text) == yaml.load(text, Loader=_Reference)
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "kind"),
+    [
+        ('a:\n  b: "x\\0"\n', "a.b", "a NUL character"),
+        ('"k\\x00": 1\n', "", "a NUL character"),
+        ('{"a": ["ok", "\\u0000"]}', "a.1", "a NUL character"),
+        ('{"a": "\\ud800"}', "a", "a lone surrogate"),
+    ],
+)
+def test_a_string_that_is_not_text_is_refused_with_its_place(
+    text: str, where: str, kind: str
+) -> None:
+    with pytest.raises(TemplateSyntaxError, match=f"must not contain {kind}") as caught:
+        load_document(text)
+    assert ".".join(str(part) for part in caught.value.path) == where
+
+
+def test_backslashes_that_make_text_are_kept() -> None:
+    assert load_document("a: \"C:\\\\dir\\tx\"\nb: '\\0'\n") == {"a": "C:\\dir\tx", "b": "\\0"}
