@@ -17,17 +17,22 @@ fi
 echo "== ruff"; .venv/bin/ruff check thermik tests bench tools
 echo "== ruff format"; .venv/bin/ruff format --check thermik tests bench tools
 echo "== mypy"; .venv/bin/mypy
-# The functional tests need real Swift, Zaqar and the guest agent: CI (or THERMIK_REAL_SERVICES=1)
-# starts them here for the run and stops them at exit; otherwise the tests use what
-# tools/services-up.sh started, or skip saying so.
+# The functional tests need real Swift, Zaqar, the guest agent and the loopback cloud: CI (or
+# THERMIK_REAL_SERVICES=1) starts them here, side by side, for the run and stops them at exit (CI
+# also drops the cloud's databases); otherwise the tests use what tools/services-up.sh and
+# tools/cloud-up.sh started, or skip saying so.
 if [ -n "${CI:-}" ] || [ "${THERMIK_REAL_SERVICES:-}" = 1 ]; then
     echo "== real services"
-    trap 'tools/services-down.sh' EXIT
+    trap 'tools/services-down.sh; tools/cloud-down.sh ${CI:+--purge}' EXIT
+    tools/cloud-up.sh > /dev/null &
+    cloud=$!
     tools/services-up.sh
-    for service in swift zaqar agent; do
+    wait "$cloud" || { echo "the loopback cloud did not come up (see above)"; exit 1; }
+    for service in swift zaqar agent cloud; do
         . "${THERMIK_STATE_DIR:-.state}/$service.env"
     done
 else
-    echo "== real services: not started (THERMIK_REAL_SERVICES=1 or tools/services-up.sh does)"
+    echo "== real services: not started (THERMIK_REAL_SERVICES=1, tools/services-up.sh and" \
+        "tools/cloud-up.sh do)"
 fi
 echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider "$@"
