@@ -199,20 +199,23 @@ wait_api() {
     rp_die "$name does not answer at $url"
 }
 
-# wait_rpc NAME QUEUE: until NAME listens on its RabbitMQ queue (then it has registered itself;
-# nova-compute has also reported its node to Placement).
+# wait_rpc NAME:QUEUE...: until every service NAME consumes its RabbitMQ QUEUE (then it has
+# registered itself; nova-compute has also reported its node to Placement).
 wait_rpc() {
-    local name=$1 queue=$2 i
-    for i in $(seq 300); do
-        if rabbitmqctl -q list_queues -p "$CLOUD_VHOST" name consumers 2> /dev/null |
-            awk -v q="$queue" '$1 == q && $2 > 0 { found = 1 } END { exit !found }'; then
-            rp_log "$name listens"
-            return 0
-        fi
-        cloud_alive "$name" || { tail -n 20 "$log/$name.log" "$log/$name.out" >&2; rp_die "$name died"; }
+    local deadline=$((SECONDS + 300)) entry queues=() idle
+    for entry in "$@"; do queues+=("${entry#*:}"); done
+    until idle=$("$RP_ROOT/.venv-nova/bin/python" "$RP_DIR/cloud/queues.py" "$CLOUD_VHOST" \
+        "${queues[@]}" 2> "$log/queues.log"); do
+        for entry in "$@"; do
+            cloud_alive "${entry%%:*}" || {
+                tail -n 20 "$log/${entry%%:*}.log" "$log/${entry%%:*}.out" >&2
+                rp_die "${entry%%:*} died"
+            }
+        done
+        [ "$SECONDS" -lt "$deadline" ] || rp_die "nobody consumes the queues: $idle"
         sleep 1
     done
-    rp_die "$name does not listen on $queue"
+    rp_log "RPC services listen"
 }
 
 register() {
@@ -244,16 +247,16 @@ prepare() {
 }
 
 start_services() {
-    local cpu=$etc/nova/nova-cpu.conf
+    local registered=1
     wait "${schema[keystone]}" || rp_die "keystone's schema failed"
     wsgi_api keystone keystone keystone.wsgi.api:application 4 \
         "OS_KEYSTONE_CONFIG_FILES=$etc/keystone/keystone.conf"
-    wait_api keystone "$auth_url"
-    # nova-compute finds Placement through the catalog as it starts.
-    [ "$(cat "$data/identity.done" 2> /dev/null)" = "$(cat "$data/ports")" ] || {
+    if [ "$(cat "$data/identity.done" 2> /dev/null)" != "$(cat "$data/ports")" ]; then
+        registered=0
+        wait_api keystone "$auth_url"
         register identity
         cp "$data/ports" "$data/identity.done"
-    }
+    fi
     wait "${schema[placement]}" || rp_die "placement's schema failed"
     wsgi_api placement placement placement.wsgi.api:application 2 \
         "OS_PLACEMENT_CONFIG_DIR=$etc/placement"
@@ -268,23 +271,24 @@ start_services() {
     wsgi_api nova-api nova nova.wsgi.osapi_compute:application 1 "OS_NOVA_CONFIG_DIR=$etc/nova"
     daemon nova-conductor nova "$etc/nova/nova.conf" --log-file "$log/nova-conductor.log"
     daemon nova-scheduler nova "$etc/nova/nova.conf" --log-file "$log/nova-scheduler.log"
-    daemon nova-compute nova "$cpu" --log-file "$log/nova-compute.log"
     wait "${schema[cinder]}" || rp_die "cinder's schema failed"
     daemon cinder-api cinder "$etc/cinder/cinder.conf"
     daemon cinder-scheduler cinder "$etc/cinder/cinder.conf"
     daemon cinder-volume cinder "$etc/cinder/cinder.conf"
+    # nova-compute reports its node to Placement (found through the catalog) as it starts, and
+    # only a minute later when that fails.
+    [ "$registered" = 0 ] || wait_api keystone "$auth_url"
+    wait_api placement "http://127.0.0.1:${port[placement]}/"
+    daemon nova-compute nova "$etc/nova/nova-cpu.conf" --log-file "$log/nova-compute.log"
 }
 
 wait_services() {
     local host=host-ovs-filter-active name
-    for name in placement glance neutron nova-api cinder-api; do
+    for name in glance neutron nova-api cinder-api; do
         wait_api "$name" "http://127.0.0.1:${port[${name%-api}]}/"
     done
-    wait_rpc nova-conductor conductor
-    wait_rpc nova-scheduler scheduler
-    wait_rpc nova-compute "compute.$host"
-    wait_rpc cinder-scheduler cinder-scheduler
-    wait_rpc cinder-volume cinder-volume.loopback@fake
+    wait_rpc nova-conductor:conductor nova-scheduler:scheduler "nova-compute:compute.$host" \
+        cinder-scheduler:cinder-scheduler cinder-volume:cinder-volume.loopback@fake
     if [ "$(cloud_sql "SELECT COUNT(*) FROM ${CLOUD_PREFIX}nova_api.host_mappings")" = 0 ]; then
         rp_quiet "$log/discover-hosts.log" nova_manage cell_v2 discover_hosts
         rp_log "compute host mapped to cell1"
