@@ -8,12 +8,14 @@ user (a plain member of project demo, as the engine's users are) and one for adm
 from __future__ import annotations
 
 import dataclasses
+import os
+import time
 from pathlib import Path
 
 import openstack.config
 import openstack.connection
 
-from tests.functional.services import service_settings, unavailable
+from tests.functional.services import service_settings, state_dir, unavailable
 
 KEYS = (
     "THERMIK_CLOUD_CONFIG",
@@ -24,6 +26,31 @@ KEYS = (
     "THERMIK_CLOUD_FLAVOR",
     "THERMIK_CLOUD_PUBLIC_NETWORK",
 )
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, not reaped yet by its parent, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def wait_for_cloud_up(timeout: float = 1800) -> None:
+    """When tools/run-tests.sh starts the cloud beside the suite (``THERMIK_CLOUD_UP_PID``),
+    wait until it is up, or fail saying where its log is if it ended without coming up."""
+    pid = os.environ.get("THERMIK_CLOUD_UP_PID")
+    env_file = state_dir() / "cloud.env"
+    if not pid:
+        return
+    deadline = time.monotonic() + timeout
+    while not env_file.is_file() and running(int(pid)) and time.monotonic() < deadline:
+        time.sleep(1)
+    if not env_file.is_file():
+        log = state_dir() / "cloud-up.log"
+        tail = log.read_text()[-3000:] if log.is_file() else ""
+        unavailable(f"tools/cloud-up.sh did not bring the cloud up (log: {log}):\n{tail}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +67,7 @@ class CloudEnv:
 
     @classmethod
     def from_settings(cls) -> CloudEnv:
+        wait_for_cloud_up()
         s = service_settings("cloud", KEYS, start="tools/cloud-up.sh")
         env = cls(Path(s[KEYS[0]]), *(s[key] for key in KEYS[1:]))
         try:
