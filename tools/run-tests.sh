@@ -23,6 +23,13 @@ echo "== mypy"; .venv/bin/mypy
 # tools/cloud-up.sh started, or skip saying so. The cloud takes minutes to start, so it comes up
 # while the suite runs: its tests run last and wait for it (THERMIK_CLOUD_UP_PID).
 cloud=
+# stop_cloud: end a tools/cloud-up.sh still running (the suite ended before it).
+stop_cloud() {
+    [ -n "$cloud" ] || return 0
+    kill "$cloud" 2> /dev/null || true
+    wait "$cloud" 2> /dev/null || true
+    cloud=
+}
 if [ -n "${CI:-}" ] || [ "${THERMIK_REAL_SERVICES:-}" = 1 ]; then
     echo "== real services"
     state=${THERMIK_STATE_DIR:-.state}
@@ -39,13 +46,6 @@ else
     echo "== real services: not started (THERMIK_REAL_SERVICES=1, tools/services-up.sh and" \
         "tools/cloud-up.sh do)"
 fi
-# stop_cloud: end a tools/cloud-up.sh still running (the suite ended before it).
-stop_cloud() {
-    [ -n "$cloud" ] || return 0
-    kill "$cloud" 2> /dev/null || true
-    wait "$cloud" 2> /dev/null || true
-    cloud=
-}
 echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider "$@"
 if [ -n "$cloud" ]; then
     wait "$cloud" || { cat "$state/cloud-up.log"; echo "the loopback cloud did not come up"; exit 1; }
