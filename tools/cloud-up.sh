@@ -26,16 +26,19 @@ declare -A port
 # load_ports: the ports of the last start where they are still free, new free ones elsewhere
 # (Keystone's catalog is updated to match).
 load_ports() {
-    local saved=() fresh name p
+    local saved=() fresh=() name p
     [ ! -f "$data/ports" ] || read -r -a saved < "$data/ports" || true
-    read -r -a fresh <<< "$(rp_free_ports ${#CLOUD_APIS[@]})"
+    # Free ports that are none of the saved ones (free too, while the cloud is down).
+    for p in $(rp_free_ports $((2 * ${#CLOUD_APIS[@]}))); do
+        [[ " ${saved[*]} " == *" $p "* ]] || fresh+=("$p")
+    done
     for name in "${CLOUD_APIS[@]}"; do
         p=${saved[0]:-}
         saved=("${saved[@]:1}")
         if [ -z "$p" ] || (echo > "/dev/tcp/127.0.0.1/$p") 2> /dev/null; then
             p=${fresh[0]}
+            fresh=("${fresh[@]:1}")
         fi
-        fresh=("${fresh[@]:1}")
         port[$name]=$p
     done
     for name in "${CLOUD_APIS[@]}"; do echo "${port[$name]}"; done | paste -sd' ' > "$data/ports"
