@@ -30,7 +30,13 @@ boundary (API, CLI, actor) is a bug. The tree::
     ├── RequestTooLarge                413  body or template over the configured limit
     ├── ConfigError                    500  configuration is missing or contradictory
     ├── PluginError                    500  a resource plugin misbehaved (bug or cloud failure)
-    │   └── ActionAborted                   a resource action was cancelled or timed out
+    │   ├── ActionAborted                   a resource action was cancelled or timed out
+    │   └── CloudError                      a cloud API call failed; the message is the cloud's
+    │       ├── CloudGone                   404: the cloud resource is not there (a delete is done)
+    │       ├── CloudConflict               409: busy or in the wrong state now (retried)
+    │       ├── CloudUnavailable            unreachable, timed out, 5xx or 429 (retried)
+    │       ├── CloudQuotaExceeded          over a quota of the project
+    │       └── CloudFault                  any other refusal or failure (400, 401, 403, ...)
     ├── StoreError                     503  the database cannot be used
     │   ├── DatabaseUnavailable             unreachable, wrong credentials, locked file
     │   ├── SchemaNotMigrated               run ``thermik-manage db sync``
@@ -309,6 +315,59 @@ class ActionAborted(PluginError):
 
     def __init__(self, message: str, *, resource: str | None = None) -> None:
         super().__init__(message, resource=resource, kind="")
+
+
+class CloudError(PluginError):
+    """A call to the cloud (Nova, Neutron, Glance, ...) failed; ``message`` is the cloud's own.
+
+    ``service`` is the service type that answered (``compute``, ``network``, ...) and ``status``
+    its HTTP status, when there was an answer. The message never carries URLs or hosts.
+    """
+
+    #: The name the resource's status reason starts with, as Heat writes a client's error.
+    default_kind: ClassVar[str] = "Error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        service: str | None = None,
+        status: int | None = None,
+        resource: str | None = None,
+    ) -> None:
+        self.service = service
+        self.status = status
+        super().__init__(message, resource=resource, kind=self.default_kind)
+
+
+class CloudGone(CloudError):
+    """The cloud resource does not exist (any more): a delete of it is complete."""
+
+    default_kind = "NotFound"
+
+
+class CloudConflict(CloudError):
+    """The cloud refused the call for the resource's current state; it may pass later."""
+
+    default_kind = "Conflict"
+    retryable = True
+
+
+class CloudUnavailable(CloudError):
+    """The service is unreachable, timed out, overloaded or failed inside (5xx)."""
+
+    default_kind = "ServiceUnavailable"
+    retryable = True
+
+
+class CloudQuotaExceeded(CloudError):
+    """The call would take the project over one of its quotas."""
+
+    default_kind = "OverQuota"
+
+
+class CloudFault(CloudError):
+    """Any other refusal or failure of the cloud: a bad value, missing rights, an error state."""
 
 
 class EngineStopping(ThermikError):

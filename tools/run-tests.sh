@@ -17,17 +17,38 @@ fi
 echo "== ruff"; .venv/bin/ruff check thermik tests bench tools
 echo "== ruff format"; .venv/bin/ruff format --check thermik tests bench tools
 echo "== mypy"; .venv/bin/mypy
-# The functional tests need real Swift, Zaqar and the guest agent: CI (or THERMIK_REAL_SERVICES=1)
-# starts them here for the run and stops them at exit; otherwise the tests use what
-# tools/services-up.sh started, or skip saying so.
+# The functional tests need real Swift, Zaqar, the guest agent and the loopback cloud: CI (or
+# THERMIK_REAL_SERVICES=1) starts them here for the run and stops them at exit (CI also drops
+# the cloud's databases); otherwise the tests use what tools/services-up.sh and
+# tools/cloud-up.sh started, or skip saying so. The cloud takes minutes to start, so it comes up
+# while the suite runs: its tests run last and wait for it (THERMIK_CLOUD_UP_PID).
+cloud=
+# stop_cloud: end a tools/cloud-up.sh still running (the suite ended before it).
+stop_cloud() {
+    [ -n "$cloud" ] || return 0
+    kill "$cloud" 2> /dev/null || true
+    wait "$cloud" 2> /dev/null || true
+    cloud=
+}
 if [ -n "${CI:-}" ] || [ "${THERMIK_REAL_SERVICES:-}" = 1 ]; then
     echo "== real services"
-    trap 'tools/services-down.sh' EXIT
+    state=${THERMIK_STATE_DIR:-.state}
+    mkdir -p "$state"
+    trap 'stop_cloud; tools/services-down.sh; tools/cloud-down.sh ${CI:+--purge}' EXIT
+    tools/cloud-up.sh > /dev/null 2> "$state/cloud-up.log" &
+    cloud=$!
+    export THERMIK_CLOUD_UP_PID=$cloud
     tools/services-up.sh
     for service in swift zaqar agent; do
-        . "${THERMIK_STATE_DIR:-.state}/$service.env"
+        . "$state/$service.env"
     done
 else
-    echo "== real services: not started (THERMIK_REAL_SERVICES=1 or tools/services-up.sh does)"
+    echo "== real services: not started (THERMIK_REAL_SERVICES=1, tools/services-up.sh and" \
+        "tools/cloud-up.sh do)"
 fi
 echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider "$@"
+if [ -n "$cloud" ]; then
+    wait "$cloud" || { cat "$state/cloud-up.log"; echo "the loopback cloud did not come up"; exit 1; }
+    cloud=
+    echo "== loopback cloud: $(grep '\] up: ' "$state/cloud-up.log")"
+fi

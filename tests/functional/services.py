@@ -51,8 +51,13 @@ def read_env_file(path: Path) -> dict[str, str]:
     return values
 
 
-def service_settings(service: str, keys: tuple[str, ...]) -> dict[str, str]:
-    """The variables ``keys`` of ``service``: from the environment, else from its env file."""
+def service_settings(
+    service: str, keys: tuple[str, ...], start: str = "tools/services-up.sh"
+) -> dict[str, str]:
+    """The variables ``keys`` of ``service``: from the environment, else from its env file.
+
+    ``start`` is the command that brings the service up, named in the skip message.
+    """
     if all(os.environ.get(key) for key in keys):
         return {key: os.environ[key] for key in keys}
     env_file = state_dir() / f"{service}.env"
@@ -61,7 +66,7 @@ def service_settings(service: str, keys: tuple[str, ...]) -> dict[str, str]:
     if missing:
         unavailable(
             f"{service} is not running: {missing[0]} is neither set nor in {env_file}; "
-            "start it with tools/services-up.sh (or THERMIK_REAL_SERVICES=1 tools/run-tests.sh)"
+            f"start it with {start} (or THERMIK_REAL_SERVICES=1 tools/run-tests.sh)"
         )
     return {key: found[key] for key in keys}
 

@@ -92,3 +92,14 @@ def test_only_the_composition_root_reads_configuration() -> None:
         if any(forbidden(n, {"oslo_config", "thermik.conf.opts"}) for n in imports_of(path)):
             offenders.append(rel)
     assert not offenders, offenders
+
+
+def test_only_the_client_layer_imports_openstacksdk() -> None:
+    """DESIGN.md §7: plugins receive a client from thermik/clients, never a connection."""
+    offenders = [
+        str(path.relative_to(PACKAGE.parent))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not str(path.relative_to(PACKAGE)).startswith("clients/")
+        and any(forbidden(n, {"openstack"}) for n in imports_of(path))
+    ]
+    assert not offenders, offenders

@@ -230,14 +230,66 @@ API_OPTS: list[cfg.Opt] = [
     ),
 ]
 
+CLOUD_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "region_name_for_services",
+        help="Region of the cloud services Thermik calls. Default: the region of the "
+        "credential (clouds.yaml), else the cloud's only one.",
+    ),
+    cfg.IntOpt(
+        "client_retry_limit",
+        default=2,
+        min=0,
+        help="Retries, with backoff, of a cloud call that may pass later: the service was "
+        "unreachable, timed out, answered 5xx or 429, or 409 for the resource's state. "
+        "0 disables them.",
+    ),
+]
+
+
+def client_opts(service: str | None = None) -> list[cfg.Opt]:
+    """The options of ``[clients]``, or of ``[clients_<service>]`` when ``service`` is given,
+    where an unset option falls back to ``[clients]`` (as in Heat)."""
+    inherit = " Unset: the value in [clients]." if service else ""
+    return [
+        cfg.StrOpt(
+            "endpoint_type",
+            default=None if service else "publicURL",
+            choices=["publicURL", "internalURL", "adminURL", "public", "internal", "admin"],
+            help="Which catalog endpoint of the service to use." + inherit,
+        ),
+        cfg.StrOpt(
+            "ca_file", help="CA bundle that verifies the service's TLS certificate." + inherit
+        ),
+        cfg.StrOpt("cert_file", help="Client certificate for TLS." + inherit),
+        cfg.StrOpt("key_file", help="Private key of the client certificate." + inherit),
+        cfg.BoolOpt(
+            "insecure",
+            default=None if service else False,
+            help="Do not verify the service's TLS certificate." + inherit,
+        ),
+        cfg.IntOpt(
+            "timeout",
+            default=None if service else 60,
+            min=1,
+            help="Seconds to wait for the service's answer to one request." + inherit,
+        ),
+    ]
+
+
+#: The services whose client has a [clients_<name>] group, by the names Heat gives them.
+CLIENT_SERVICES = ("keystone", "nova", "neutron", "glance", "cinder")
+
 GROUPS: dict[str | None, list[cfg.Opt]] = {
-    None: DEFAULT_OPTS,
+    None: [*DEFAULT_OPTS, *CLOUD_OPTS],
     "database": DATABASE_OPTS,
     "engine": ENGINE_OPTS,
     "delivery": DELIVERY_OPTS,
     "swift": SWIFT_OPTS,
     "zaqar": ZAQAR_OPTS,
     "api": API_OPTS,
+    "clients": client_opts(),
+    **{f"clients_{service}": client_opts(service) for service in CLIENT_SERVICES},
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,39 @@ class ApiSettings:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ClientOptions:
+    """How the client of one service reaches it: ``[clients]``, or ``[clients_<service>]``
+    whose unset (``None``) options fall back to ``[clients]``."""
+
+    endpoint_type: str | None = None
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+    insecure: bool | None = None
+    timeout: int | None = None
+
+    def over(self, base: ClientOptions) -> ClientOptions:
+        """These options, with each unset one taken from ``base``."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return dataclasses.replace(base, **{k: v for k, v in values.items() if v is not None})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClientSettings:
+    """The cloud client layer: region, retries, and TLS and endpoints per service."""
+
+    region_name: str | None = None
+    retry_limit: int = 2
+    defaults: ClientOptions = ClientOptions(endpoint_type="publicURL", insecure=False, timeout=60)
+    #: By the service's Heat name (nova, neutron, ...); see ``opts.CLIENT_SERVICES``.
+    services: Mapping[str, ClientOptions] = dataclasses.field(default_factory=dict)
+
+    def for_service(self, name: str) -> ClientOptions:
+        """The options of service ``name`` (a Heat name) with ``[clients]`` under them."""
+        return self.services.get(name, ClientOptions()).over(self.defaults)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Settings:
     """All of Thermik's configuration, typed."""
 
@@ -134,6 +168,7 @@ class Settings:
     swift: SwiftSettings = SwiftSettings()
     zaqar: ZaqarSettings = ZaqarSettings()
     api: ApiSettings = ApiSettings()
+    clients: ClientSettings = ClientSettings()
     auth_encryption_key: str | None = None
 
     @classmethod
@@ -158,6 +193,15 @@ class Settings:
             swift=_group(SwiftSettings, conf.swift),
             zaqar=_group(ZaqarSettings, conf.zaqar),
             api=_group(ApiSettings, conf.api),
+            clients=ClientSettings(
+                region_name=conf.region_name_for_services,
+                retry_limit=conf.client_retry_limit,
+                defaults=_group(ClientOptions, conf.clients),
+                services={
+                    name: _group(ClientOptions, conf[f"clients_{name}"])
+                    for name in opts.CLIENT_SERVICES
+                },
+            ),
             auth_encryption_key=conf.auth_encryption_key,
         )
 

@@ -60,8 +60,12 @@ def test_every_option_has_a_settings_field() -> None:
         "swift": settings.SwiftSettings,
         "zaqar": settings.ZaqarSettings,
         "api": settings.ApiSettings,
+        "clients": settings.ClientOptions,
+        **{f"clients_{name}": settings.ClientOptions for name in opts.CLIENT_SERVICES},
     }
-    top_level = {"state_dir", "auth_encryption_key"}
+    # Read into Settings.clients (as ClientSettings.region_name and retry_limit).
+    cloud = {"region_name_for_services", "client_retry_limit"}
+    top_level = {"state_dir", "auth_encryption_key", *cloud}
     for group, group_opts in opts.GROUPS.items():
         names = {f for f in groups[group].__dataclass_fields__}
         for opt in group_opts:
@@ -81,3 +85,20 @@ def test_the_function_budget_follows_the_template_size_unless_set(tmp_path: Path
     )
     budget = settings.load(config_files=[str(conf_file)]).limits.function_budget()
     assert (budget.max_value_size, budget.max_depth, budget.max_work) == (300, 7, 5000)
+
+
+def test_a_clients_service_group_falls_back_to_clients(tmp_path: Path) -> None:
+    conf_file = tmp_path / "thermik.conf"
+    conf_file.write_text(
+        "[DEFAULT]\nregion_name_for_services = RegionTwo\nclient_retry_limit = 0\n"
+        "[clients]\nca_file = /etc/ssl/cloud.pem\ntimeout = 30\n"
+        "[clients_nova]\nendpoint_type = internalURL\ninsecure = true\n"
+    )
+    clients = settings.load(config_files=[str(conf_file)]).clients
+    assert (clients.region_name, clients.retry_limit) == ("RegionTwo", 0)
+    nova = clients.for_service("nova")
+    assert (nova.endpoint_type, nova.insecure) == ("internalURL", True)
+    assert (nova.ca_file, nova.timeout) == ("/etc/ssl/cloud.pem", 30)
+    neutron = clients.for_service("neutron")
+    assert (neutron.endpoint_type, neutron.insecure) == ("publicURL", False)
+    assert neutron.ca_file == "/etc/ssl/cloud.pem"

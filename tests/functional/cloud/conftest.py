@@ -1,0 +1,27 @@
+"""Fixtures for tests against the real loopback cloud (tools/cloud-up.sh).
+
+``cloud_env`` skips the test, saying how to start the cloud, when it is not there, and fails it
+when ``THERMIK_REQUIRE_SERVICES=1`` (CI). When tools/run-tests.sh is starting the cloud beside
+the suite, it waits for it first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.functional.cloud.cloud import CloudEnv
+
+HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The cloud's tests run last: CI starts the cloud beside the suite, which takes minutes."""
+    items.sort(key=lambda item: HERE in Path(item.path).parents)
+
+
+@pytest.fixture(scope="session")
+def cloud_env() -> CloudEnv:
+    """The loopback cloud, checked to accept the demo user's login."""
+    return CloudEnv.from_settings()

@@ -1,0 +1,71 @@
+"""A cloud call as plugins make it: errors mapped to Thermik's tree, retried when they may pass.
+
+A :class:`CloudClient` wraps the shared connection of one credential for one service. Its
+:meth:`~CloudClient.call` runs a function of the connection; what openstacksdk or keystoneauth
+raises comes out as a :class:`thermik.errors.CloudError`, after retries with exponential backoff
+(tenacity) when the error is retryable: a conflict (409) always, an unavailable service (5xx,
+429, timeout, unreachable) only for a call that is safe to repeat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import tenacity
+from openstack.connection import Connection
+
+from thermik.clients.errors import is_cloud_exception, to_cloud_error
+from thermik.errors import CloudConflict, CloudError
+
+T = TypeVar("T")
+
+#: Backoff between retries: 0.5 s, 1 s, 2 s, ... at most 8 s, plus up to 0.25 s of jitter so
+#: that the resources of one stack do not retry in step.
+BACKOFF = tenacity.wait_exponential(multiplier=0.5, max=8) + tenacity.wait_random(0, 0.25)
+
+
+class CloudClient:
+    """The calls of one credential to one service (``service_type``: compute, network, ...)."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        service_type: str,
+        *,
+        retry_limit: int,
+        backoff: tenacity.wait.wait_base = BACKOFF,
+    ) -> None:
+        self.connection = connection
+        self.service_type = service_type
+        self.retry_limit = retry_limit
+        self.backoff = backoff
+
+    def call(self, action: Callable[[Connection], T], *, idempotent: bool = True) -> T:
+        """``action(connection)``, its failures as :class:`CloudError`, retried as they allow.
+
+        ``idempotent=False`` (a create without a name or tag to find it by) retries only a
+        conflict: after a timeout or a 5xx the cloud may have made the resource already.
+        """
+
+        def retry(error: BaseException) -> bool:
+            if not isinstance(error, CloudError) or not error.retryable:
+                return False
+            return idempotent or isinstance(error, CloudConflict)
+
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(self.retry_limit + 1),
+            wait=self.backoff,
+            retry=tenacity.retry_if_exception(retry),
+            reraise=True,
+        )
+        result: T = retrying(self._once, action)
+        return result
+
+    def _once(self, action: Callable[[Connection], T]) -> T:
+        try:
+            return action(self.connection)
+        except Exception as error:
+            if is_cloud_exception(error):
+                raise to_cloud_error(error, self.service_type) from error
+            raise
