@@ -2,8 +2,10 @@
 
 Builds the orchestration service as ``thermik-api`` does (embedded SQLite in a scratch
 directory, the plugins, the actor runtime), stores ``--stacks`` small stacks through it, and
-serves it with the built-in threaded WSGI server. Load comes from separate processes (so the
-clients do not share the server's interpreter lock) over plain HTTP/1.0 connections:
+serves it with the server ``thermik-api`` runs (waitress, ``--server waitress``) or the
+standard library's threaded one (``--server stdlib``, for comparison). Load comes from separate
+processes (so the clients do not share the server's interpreter lock) over plain HTTP/1.0
+connections:
 
 * stack show, stack list (one page of 20 and the whole tenant) and event list: requests per
   second with 1 and ``--clients`` concurrent clients, and the median latency;
@@ -11,16 +13,20 @@ clients do not share the server's interpreter lock) over plain HTTP/1.0 connecti
   ``stacks.get`` every ``--poll`` seconds): the median over ``--runs`` stacks.
 
     .venv/bin/python bench/api_bench.py [--stacks 1000] [--seconds 3] [--clients 4] [--runs 9]
+                                        [--server waitress|stdlib]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import statistics
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -31,7 +37,9 @@ from heatclient import client as heat_client
 
 from tests.loopback import serve
 from thermik.api.app import make_app
+from thermik.api.auth import WsgiApp
 from thermik.api.boundary import RequestContext, StackRequest
+from thermik.api.production_server import ProductionServer, listen
 from thermik.conf.settings import ApiSettings, LimitSettings, Settings
 from thermik.orchestration import Orchestrator
 from thermik.service import build_orchestration_service
@@ -131,15 +139,26 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--runs", type=int, default=9, help="stacks timed for create latency")
     parser.add_argument("--poll", type=float, default=0.01, help="heatclient poll period (s)")
+    parser.add_argument("--server", choices=("waitress", "stdlib"), default="waitress")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as state:
         service = build_orchestration_service(Settings.embedded(Path(state)))
+        served = serve_waitress if args.server == "waitress" else serve
         try:
-            with serve(make_app(service, ApiSettings(), limits=LimitSettings())) as root:
+            with served(make_app(service, ApiSettings(), limits=LimitSettings())) as root:
                 measure(service, root, args)
         finally:
             service.close()
+
+
+@contextlib.contextmanager
+def serve_waitress(app: WsgiApp) -> Iterator[str]:
+    """``app`` under the production server, as ``thermik-api`` runs it (default settings)."""
+    sock = listen("127.0.0.1", 0)
+    server = ProductionServer(app, sock, ApiSettings(), 2 * LimitSettings().max_json_body_size)
+    threading.Thread(target=server.serve, daemon=True).start()
+    yield f"http://127.0.0.1:{server.address[1]}"
 
 
 def measure(service: Orchestrator, root: str, args: Any) -> None:
