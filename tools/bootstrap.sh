@@ -19,7 +19,7 @@ if [ -f "$stamp" ] && [ ! setup.cfg -nt "$stamp" ] && [ ! pyproject.toml -nt "$s
 fi
 # Sizes measured from a fresh install (pip download of the dependencies, du of the venv).
 if [ -x .venv/bin/python ]; then
-    rp_log "updating .venv: Thermik${extras:+ with [$extras]} (the packaging metadata changed)"
+    rp_log "updating .venv: Thermik${extras:+ with [$extras]}"
 else
     rp_log "creating .venv: Thermik and 76 packages it needs${extras:+, plus the [$extras] extras}" \
         "(about 25 MB to download, 190 MB on disk${extras:+ without the extras})"
