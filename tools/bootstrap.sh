@@ -24,6 +24,7 @@ else
     rp_log "creating .venv: Thermik and 76 packages it needs${extras:+, plus the [$extras] extras}" \
         "(about 25 MB to download, 190 MB on disk${extras:+ without the extras})"
     "$python" -m venv .venv
+    rp_log "upgrading pip in .venv"
     rp_install .venv/install.log .venv/bin/pip install --progress-bar off --upgrade pip
 fi
 rp_install .venv/install.log .venv/bin/pip install --progress-bar off -e "$spec"
