@@ -74,7 +74,7 @@ export HEAT_SCRIPT_OUTPUTS=$dir/script/out
 ENV
 }
 
-venv=$(rp_venv agent)
+venv=$(rp_venv agent "about 24 MB to download, 95 MB on disk")
 if [ "$(cat "$venv/heat-agents/.thermik-version" 2> /dev/null)" != "$HEAT_AGENTS_VERSION" ]; then
     fetch_heat_agents "$venv/heat-agents"
 fi

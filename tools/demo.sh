@@ -7,6 +7,12 @@
 # Arguments go to `thermik demo` (e.g. --parameter greeting=Hi, -f json, --state-dir DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/realparts/lib.sh
+if [ ! -x .venv/bin/thermik ] || [ ! -x .venv-agent/bin/os-collect-config ]; then
+    # Measured on a fresh clone: pip download of each venv's packages, du of the venvs.
+    rp_log "first run: installing Thermik into .venv and the server agent into .venv-agent" \
+        "(about 66 MB to download, 320 MB on disk; a minute or two), then the demo"
+fi
 tools/bootstrap.sh
 state="${THERMIK_STATE_DIR:-$PWD/.state}"
 sandbox="$state/demo-agent"

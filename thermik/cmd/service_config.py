@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from oslo_config import cfg
 from oslo_log import log
 
+from thermik.cmd import helptext
 from thermik.conf import opts
 
 PROJECT = "thermik"
@@ -41,7 +42,7 @@ def parse(
         args=list(argv),
         project=PROJECT,
         prog=prog,
-        description=description,
+        description=helptext.plain(description),
         default_config_files=None,
         default_config_dirs=None,
     )

@@ -14,10 +14,10 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from cliff.command import Command
 from oslo_config import cfg
 
 from thermik.api.boundary import RequestContext, ResourceQuery, StackIdentity, StackView
+from thermik.cmd.helptext import PlainHelp
 from thermik.cmd.progress import OperationFailed, Watch, newest_event
 from thermik.cmd.template import report
 from thermik.errors import ConfigError, ThermikError
@@ -34,7 +34,7 @@ DETACHED = (
 )
 
 
-class ServiceCommand(Command):
+class ServiceCommand(PlainHelp):
     """Base of commands that use the engine; put it before ``Lister``/``ShowOne``."""
 
     @property

@@ -9,8 +9,8 @@ import sys
 from typing import Any
 
 import yaml
-from cliff.command import Command
 
+from thermik.cmd.helptext import PlainHelp
 from thermik.cmd.template_files import TemplateInput, gather, parse_parameters
 from thermik.errors import ThermikError
 from thermik.orchestration.validation import known_types, validate_resources
@@ -69,7 +69,7 @@ def report(error: ThermikError) -> int:
     return 1
 
 
-class ValidateTemplate(Command):
+class ValidateTemplate(PlainHelp):
     """Validate a template and show its parameters (as Heat's validate API does)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:

@@ -33,6 +33,56 @@ rp_quiet() {
     fi
 }
 
+# rp_install LOG CMD...: run an installer (pip or uv) with its output in LOG, showing one short
+# line per package it collects (rewritten in place on a terminal) and its summaries; LOG is
+# shown when it fails.
+rp_install() {
+    local log=$1
+    shift
+    if PYTHONUNBUFFERED=1 "$@" 2>&1 | rp_progress "$log"; [ "${PIPESTATUS[0]}" != 0 ]; then
+        cat "$log" >&2
+        rp_die "failed: $* (log: $log)"
+    fi
+}
+
+# rp_progress LOG: copy an installer's output (stdin) to LOG and report its progress on stderr.
+rp_progress() {
+    local log=$1 line n=0 open=0
+    : > "$log"
+    while IFS= read -r line; do
+        printf '%s\n' "$line" >> "$log"
+        case $line in
+            Collecting\ *)
+                n=$((n + 1))
+                line=${line#Collecting }
+                if [ -t 2 ]; then
+                    printf '\r\033[K[%s] collecting %d: %s' "$RP_TAG" "$n" "${line%% *}" >&2
+                    open=1
+                else
+                    rp_log "collecting $n: ${line%% *}"
+                fi
+                ;;
+            "Installing collected packages: "* | Resolved\ * | Prepared\ * | Installed\ *)
+                [ "$open" = 1 ] && printf '\n' >&2
+                open=0
+                case $line in
+                    Installing\ *) rp_log "installing $(rp_count "${line#*: }")" ;;
+                    *) rp_log "${line,}" ;;
+                esac
+                ;;
+        esac
+    done
+    [ "$open" = 1 ] && printf '\n' >&2
+    return 0
+}
+
+# rp_count "a, b, c": say how many packages a comma-separated list names.
+rp_count() {
+    local names
+    IFS=, read -ra names <<< "$1"
+    if [ "${#names[@]}" = 1 ]; then echo "1 package"; else echo "${#names[@]} packages"; fi
+}
+
 rp_python() {
     "${PYTHON:-python3}" -c 'import sys; print(sys.executable)'
 }
@@ -44,24 +94,30 @@ rp_uv() {
     if ! cmp -s "$lock" "$dir/.lock" 2> /dev/null; then
         mkdir -p "$RP_STATE"
         rm -rf "$dir"
-        rp_quiet "$log" "$(rp_python)" -m pip install -q --require-hashes --target "$dir" -r "$lock"
+        rp_log "installing uv into .venv-uv (about 17 MB to download, 38 MB on disk)"
+        rp_install "$log" "$(rp_python)" -m pip install --progress-bar off --require-hashes \
+            --target "$dir" -r "$lock"
         cp "$lock" "$dir/.lock"
     fi
     echo "$dir/bin/uv"
 }
 
-# rp_venv NAME: make sure .venv-NAME matches requirements/NAME.txt; print its path.
+# rp_venv NAME [SIZE]: make sure .venv-NAME matches requirements/NAME.txt; print its path.
+# SIZE says how much the install downloads and takes on disk (measured, for the user).
 rp_venv() {
-    local name=$1
+    local name=$1 size=${2:+, $2}
     local venv=$RP_ROOT/.venv-$name lock=$RP_DIR/requirements/$name.txt
     local log=$RP_STATE/install-$name.log uv
-    if ! cmp -s "$lock" "$venv/.lock" 2> /dev/null; then
-        rp_log "installing .venv-$name from $(basename "$lock")"
+    if cmp -s "$lock" "$venv/.lock" 2> /dev/null; then
+        rp_log "reusing .venv-$name (installed by an earlier run)"
+    else
+        rp_log "installing .venv-$name: $(grep -c '^[A-Za-z0-9].*==' "$lock") packages from" \
+            "$(basename "$lock")$size"
         mkdir -p "$RP_STATE"
         uv=$(rp_uv)
         rm -rf "$venv"
         rp_quiet "$log" "$uv" venv -q --python "$(rp_python)" "$venv"
-        VIRTUAL_ENV=$venv rp_quiet "$log" "$uv" pip install -q --require-hashes -r "$lock"
+        VIRTUAL_ENV=$venv rp_install "$log" "$uv" pip install --require-hashes -r "$lock"
         cp "$lock" "$venv/.lock"
         rp_log ".venv-$name ready"
     fi
