@@ -124,9 +124,11 @@ wsgi_api() {
     shift 5
     socket=127.0.0.1:${port[${name%-api}]}
     # Connection: close, since uWSGI's HTTP socket resets clients that keep a connection alive.
+    # --lazy-apps: the worker loads the app after the fork (as devstack runs every API), since
+    # nova-api starts thread pools while loading and a worker forked from them can hang forever.
     spawn "$name" "$socket" env "$env" "$(uwsgi_dir)/bin/uwsgi" "$@" \
         --http-socket "$socket" --virtualenv "$venv" --module "$module" --master --processes 1 --threads "$threads" \
-        --enable-threads --die-on-term --need-app --buffer-size 65535 --worker-reload-mercy 2 \
+        --lazy-apps --enable-threads --die-on-term --need-app --buffer-size 65535 --worker-reload-mercy 2 \
         --add-header "Connection: close"
 }
 
@@ -188,9 +190,10 @@ schemas() {
 }
 
 # wait_api NAME URL: until the API answers at all (any status below 500).
+# A service alive but silent for 300 s is stuck: say so with its log rather than wait for ever.
 wait_api() {
-    local name=$1 url=$2 code i
-    for i in $(seq 3000); do
+    local name=$1 url=$2 code deadline=$((SECONDS + 300))
+    while [ "$SECONDS" -lt "$deadline" ]; do
         code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url" || true)
         if [ "$code" != 000 ] && [ "$code" -lt 500 ]; then
             rp_log "$name answers"
@@ -199,7 +202,8 @@ wait_api() {
         cloud_alive "$name" || { tail -20 "$log/$name.out" >&2; rp_die "$name died"; }
         sleep 0.1
     done
-    rp_die "$name does not answer at $url"
+    tail -20 "$log/$name.out" >&2
+    rp_die "$name does not answer at $url after 300 s"
 }
 
 # wait_rpc NAME:QUEUE...: until every service NAME consumes its RabbitMQ QUEUE (then it has
