@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from thermik.actors.stored import current_versions
 from thermik.persistence.resource_values import DataWrite
 from thermik.persistence.store import Store
+from thermik.resources.cloud_access import CloudAccess
 from thermik.resources.context import StackIdentity
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.software_services import SoftwareDeploymentServices
@@ -123,6 +124,7 @@ class StoreContext:
         deferred_data: bool = False,
         software: SoftwareDeploymentServices | None = None,
         nested: NestedStackServices | None = None,
+        cloud: Callable[[], CloudAccess | None] = lambda: None,
     ) -> None:
         self._store = store
         self._stack = stack
@@ -136,12 +138,17 @@ class StoreContext:
         self._rng = rng
         self._software = software
         self._nested = nested
+        self._cloud = cloud
         #: Whether the plugin changed the physical id since the context was made.
         self.physical_id_changed = False
 
     @property
     def stack(self) -> StackIdentity:
         return self._stack
+
+    @property
+    def version_id(self) -> int:
+        return self.resource_id
 
     @property
     def resource_name(self) -> str:
@@ -183,6 +190,11 @@ class StoreContext:
     def nested(self) -> NestedStackServices | None:
         """The engine's nested-stack services (None when it was built without them)."""
         return self._nested
+
+    @property
+    def cloud(self) -> CloudAccess | None:
+        """The stack's cloud access for this traversal (None when the engine has no cloud)."""
+        return self._cloud()
 
     def peer_data(self, reference_id: str) -> Mapping[str, str] | None:
         """The data of the current version in this stack whose reference id is given."""

@@ -128,6 +128,7 @@ class NodeState(abc.ABC):
             deferred_data=ahead,
             software=self.services.software,
             nested=self.services.nested,
+            cloud=self.services.cloud_for(self.plan.root_id, self.plan.traversal_id),
         )
         attributes = None
         if self.check.node.is_update:

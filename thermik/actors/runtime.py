@@ -45,6 +45,7 @@ from thermik.errors import (
 )
 from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, Stack
+from thermik.resources.cloud_access import CloudAccessProvider
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
@@ -86,6 +87,7 @@ class EngineRuntime:
         seed: int | None = None,
         software: SoftwareDeploymentServices | None = None,
         nested: NestedStackServices | None = None,
+        cloud: CloudAccessProvider | None = None,
         resume: bool = True,
         budget: Budget | None = None,
     ) -> EngineRuntime:
@@ -104,6 +106,9 @@ class EngineRuntime:
             nested: the nested-stack services plugins get as ``ctx.nested``
                 (:class:`thermik.orchestration.nested.NestedStacks`); without them template
                 resources and the other nested-stack types fail clearly.
+            cloud: the cloud access plugins get as ``ctx.cloud``
+                (:class:`thermik.clients.access.CloudAccesses`); without it cloud resource
+                types fail clearly.
             resume: resume interrupted stacks now; ``False`` leaves it to the caller (who
                 first attaches services that need the runtime, then calls
                 :meth:`resume_incomplete`).
@@ -124,6 +129,7 @@ class EngineRuntime:
             seed=seed,
             software=software,
             nested=nested,
+            cloud=cloud,
             budget=Budget() if budget is None else budget,
         )
         # A traversal runs up to max_concurrent_resources resource actors beside its stack

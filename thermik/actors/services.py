@@ -18,6 +18,7 @@ from thermik.actors.threads import JobThreads
 from thermik.actors.timers import TimerService
 from thermik.conf.settings import EngineSettings
 from thermik.persistence.store import Store
+from thermik.resources.cloud_access import CloudAccess, CloudAccessProvider
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
@@ -45,6 +46,7 @@ class Services:
         settled: told the id of a stack whose actor retired (its traversal is over).
         software: the software deployment services plugins get as ``ctx.software``.
         nested: the nested-stack services plugins get as ``ctx.nested``.
+        cloud: the cloud access plugins get as ``ctx.cloud`` (None: no cloud configured).
         budget: what evaluating a template's functions may build.
         retention: which names each stored template retains on delete.
         plain: which stored templates map no resource type (see
@@ -65,6 +67,7 @@ class Services:
     settled: Callable[[str], None] = lambda stack_id: None
     software: SoftwareDeploymentServices | None = None
     nested: NestedStackServices | None = None
+    cloud: CloudAccessProvider | None = None
     budget: Budget = dataclasses.field(default_factory=Budget)
     #: Which names each stored template retains on delete.
     retention: Retention = dataclasses.field(default_factory=Retention)
@@ -80,6 +83,13 @@ class Services:
     def rng(self, version_id: int) -> random.Random:
         """The random source of one resource version."""
         return random.Random(self._base_seed * 1_000_003 + version_id)
+
+    def cloud_for(self, root_id: str, traversal_id: str) -> Callable[[], CloudAccess | None]:
+        """What makes a context's ``ctx.cloud``: the traversal's access, found on first use."""
+        provider = self.cloud
+        if provider is None:
+            return lambda: None
+        return lambda: provider.for_traversal(root_id, traversal_id)
 
     def engine_alive(self, engine_id: str) -> bool:
         """Whether ``engine_id`` is this engine, or registered with a recent heartbeat."""

@@ -87,6 +87,7 @@ class SignalWork:
             rng=self.services.rng(row.id),
             software=self.services.software,
             nested=self.services.nested,
+            cloud=self.services.cloud_for(stack.root_id, stack.current_traversal),
         )
         return steps.Call(plugin_cls(), ctx, props, Operation.CHECK)
 

@@ -87,6 +87,10 @@ class PlanningContext:
         return self._resource.resource_type
 
     @property
+    def version_id(self) -> int:
+        return self._resource.id
+
+    @property
     def physical_id(self) -> str | None:
         return self._resource.physical_resource_id
 

@@ -90,6 +90,12 @@ class ResourceContext(Protocol):
         ...
 
     @property
+    def version_id(self) -> int:
+        """The id of this resource version: unique in the stack, never reused (a replacement
+        is a new version)."""
+        ...
+
+    @property
     def physical_id(self) -> str | None:
         """The physical resource id, once the plugin has set one."""
         ...

@@ -63,6 +63,7 @@ class Context:
         default_factory=lambda: StackIdentity("stack-id", "teststack", "tenant")
     )
     physical_id: str | None = None
+    version_id: int = 1
     data: MemoryData = dataclasses.field(default_factory=MemoryData)
     clock: ManualClock = dataclasses.field(default_factory=ManualClock)
     random: random.Random = dataclasses.field(default_factory=lambda: random.Random(42))

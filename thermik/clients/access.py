@@ -1,0 +1,117 @@
+"""The cloud access of one stack (or one request): clients with its credential, cached look-ups.
+
+:class:`StackCloud` is what plugins receive as ``ctx.cloud`` (the
+:class:`~thermik.resources.cloud_access.CloudAccess` protocol). The engine makes one per stack
+and traversal (:class:`CloudAccesses`), so a name is resolved once per traversal; the API makes
+one per request to check custom constraints (:func:`constraint_validators`), so a template that
+names one image fifty times costs one look-up.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from thermik.clients.calls import CloudClient
+from thermik.clients.lookups import LOOKUPS, lookup_of
+from thermik.clients.pool import ClientPool, Credential
+from thermik.errors import CloudError, CloudUnavailable
+
+#: How many traversals' accesses an engine keeps (each holds its look-up cache).
+_KEPT_TRAVERSALS = 256
+
+
+class StackCloud:
+    """Clients acting with one credential, and the look-ups made with it so far.
+
+    The credential is obtained on first use, on the thread that makes the first call (an
+    executor thread: finding it may read the database or ask Keystone).
+    """
+
+    def __init__(self, pool: ClientPool, credential: Callable[[], Credential]) -> None:
+        self._pool = pool
+        self._get_credential = credential
+        self._credential: Credential | None = None
+        self._lock = threading.Lock()
+        self._found: dict[tuple[str, str], str] = {}
+
+    @property
+    def credential(self) -> Credential:
+        """The credential its clients use."""
+        with self._lock:
+            if self._credential is None:
+                self._credential = self._get_credential()
+            return self._credential
+
+    def client(self, service: str) -> CloudClient:
+        return self._pool.client(self.credential, service)
+
+    def find(self, kind: str, value: str) -> str:
+        key = (kind, value)
+        with self._lock:
+            found = self._found.get(key)
+        if found is not None:
+            return found
+        service, lookup = lookup_of(kind)
+        found = self.client(service).call(lambda conn: lookup(conn, value))
+        # Failures are not kept: the thing may be made meanwhile (by this very stack).
+        with self._lock:
+            self._found[key] = found
+        return found
+
+
+class CloudAccesses:
+    """The engine's :class:`StackCloud` of each running traversal.
+
+    ``credential_of(root_stack_id)`` finds the credential a stack tree acts with (nested stacks
+    act with their root's).
+    """
+
+    def __init__(self, pool: ClientPool, credential_of: Callable[[str], Credential]) -> None:
+        self.pool = pool
+        self._credential_of = credential_of
+        self._lock = threading.Lock()
+        self._accesses: collections.OrderedDict[tuple[str, str], StackCloud] = (
+            collections.OrderedDict()
+        )
+
+    def for_traversal(self, root_id: str, traversal_id: str) -> StackCloud:
+        """The access of a traversal of the stack tree rooted at ``root_id``."""
+        key = (root_id, traversal_id)
+        with self._lock:
+            access = self._accesses.get(key)
+            if access is None:
+                access = StackCloud(self.pool, lambda: self._credential_of(root_id))
+                self._accesses[key] = access
+                while len(self._accesses) > _KEPT_TRAVERSALS:
+                    self._accesses.popitem(last=False)
+            else:
+                self._accesses.move_to_end(key)
+            return access
+
+
+def constraint_validators(access: StackCloud) -> Mapping[str, Callable[[Any], str | None]]:
+    """A validator per cloud custom constraint, each answering with ``access``'s look-ups.
+
+    A validator answers ``None`` for a value that names an existing thing, else the cloud's
+    reason. A cloud that cannot be reached fails validation with that reason too (Heat's
+    behaviour): a stack whose images cannot be checked would fail later anyway.
+    """
+
+    def validator(kind: str) -> Callable[[Any], str | None]:
+        def check(value: Any) -> str | None:
+            if not isinstance(value, str) or not value:
+                return None  # the schema's type check reports it
+            try:
+                access.find(kind, value)
+            except CloudUnavailable as error:
+                return f"the cloud could not check it: {error.message}"
+            except CloudError as error:
+                return error.message
+            return None
+
+        return check
+
+    return {kind: validator(kind) for kind in LOOKUPS}

@@ -1,0 +1,148 @@
+"""Name-or-id look-ups of cloud things, by the custom constraint name Heat gives them.
+
+One look-up answers both questions a template raises about a value such as ``image: cirros``:
+is it valid (the ``glance.image`` custom constraint at validate time) and what is its id (what a
+plugin sends the cloud). Each costs one request: an id-shaped value is fetched by id, anything
+else is listed by name (Nova's flavors, which cannot be filtered by name, are listed whole).
+Failures read as Heat words them: ``The Image (cirros) could not be found.``
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from openstack import exceptions as sdk
+from openstack.connection import Connection
+
+from thermik.errors import CloudFault, CloudGone
+
+#: What a look-up is: ``(connection, value) -> id``.
+Lookup = Callable[[Connection, str], str]
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-?(?:[0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}")
+
+
+def looks_like_id(value: str) -> bool:
+    """Whether ``value`` has the shape of a UUID (with or without dashes)."""
+    return _UUID.fullmatch(value) is not None
+
+
+def _one(label: str, value: str, found: Iterable[Any]) -> str:
+    matches = list(found)
+    if not matches:
+        raise CloudGone(f"The {label} ({value}) could not be found.")
+    if len(matches) > 1:
+        raise CloudFault(
+            f"Multiple physical resources were found with name ({value}).", status=409
+        )
+    return str(matches[0].id)
+
+
+def _id_or_name(
+    label: str,
+    get: Callable[[Connection, str], Any],
+    by_name: Callable[[Connection, str], Iterable[Any]],
+) -> Lookup:
+    def lookup(conn: Connection, value: str) -> str:
+        if looks_like_id(value):
+            try:
+                return str(get(conn, value).id)
+            except sdk.NotFoundException:
+                pass  # a name may look like an id too
+        return _one(label, value, by_name(conn, value))
+
+    return lookup
+
+
+def _flavor(conn: Connection, value: str) -> str:
+    flavors = list(conn.compute.flavors(details=False))
+    by_id = [f for f in flavors if f.id == value]
+    return _one("Flavor", value, by_id or [f for f in flavors if f.name == value])
+
+
+def _keypair(conn: Connection, value: str) -> str:
+    try:
+        return str(conn.compute.get_keypair(value).name)
+    except sdk.NotFoundException:
+        raise CloudGone(f"The Key ({value}) could not be found.") from None
+
+
+LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
+    "glance.image": (
+        "glance",
+        _id_or_name(
+            "Image",
+            lambda c, v: c.image.get_image(v),
+            lambda c, v: c.image.images(name=v),
+        ),
+    ),
+    "nova.flavor": ("nova", _flavor),
+    "nova.keypair": ("nova", _keypair),
+    "nova.server_group": (
+        "nova",
+        _id_or_name(
+            "Server Group",
+            lambda c, v: c.compute.get_server_group(v),
+            lambda c, v: (g for g in c.compute.server_groups() if g.name == v),
+        ),
+    ),
+    "neutron.network": (
+        "neutron",
+        _id_or_name(
+            "Network",
+            lambda c, v: c.network.get_network(v),
+            lambda c, v: c.network.networks(name=v),
+        ),
+    ),
+    "neutron.subnet": (
+        "neutron",
+        _id_or_name(
+            "Subnet",
+            lambda c, v: c.network.get_subnet(v),
+            lambda c, v: c.network.subnets(name=v),
+        ),
+    ),
+    "neutron.port": (
+        "neutron",
+        _id_or_name(
+            "Port",
+            lambda c, v: c.network.get_port(v),
+            lambda c, v: c.network.ports(name=v),
+        ),
+    ),
+    "neutron.router": (
+        "neutron",
+        _id_or_name(
+            "Router",
+            lambda c, v: c.network.get_router(v),
+            lambda c, v: c.network.routers(name=v),
+        ),
+    ),
+    "neutron.security_group": (
+        "neutron",
+        _id_or_name(
+            "Security Group",
+            lambda c, v: c.network.get_security_group(v),
+            lambda c, v: c.network.security_groups(name=v, project_id=c.current_project_id),
+        ),
+    ),
+    "neutron.floating_ip": (
+        "neutron",
+        _id_or_name(
+            "Floating IP",
+            lambda c, v: c.network.get_ip(v),
+            lambda c, v: c.network.ips(floating_ip_address=v),
+        ),
+    ),
+}
+
+
+def lookup_of(kind: str) -> tuple[str, Lookup]:
+    """The service and look-up of custom constraint ``kind``.
+
+    Raises:
+        KeyError: no look-up has that name.
+    """
+    return LOOKUPS[kind]
