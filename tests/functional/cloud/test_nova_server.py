@@ -1,0 +1,160 @@
+"""OS::Nova::Server on the real Nova (fake virt driver): create with its creation tag and its
+attributes, the request budget, update in place, check, suspend and resume, delete."""
+
+from __future__ import annotations
+
+import base64
+import uuid
+
+import pytest
+
+from tests.functional.cloud.cloud import CloudEnv
+from tests.functional.cloud.engine import CloudEngine
+from tests.functional.cloud.nova_net import server_network
+
+pytestmark = pytest.mark.functional
+
+SERVER = """
+    type: OS::Nova::Server
+    properties:
+      name: {get_param: name}
+      image: {get_param: image}
+      flavor: {get_param: flavor}
+      networks: [{network: {get_param: network}}]
+      metadata: {colour: {get_param: colour}, size: {n: 1}}
+      tags: [{get_param: colour}]
+      user_data_format: RAW
+      user_data: "#!/bin/sh\\necho hello\\n"
+"""
+PARAMETERS = """
+heat_template_version: 2018-08-31
+parameters:
+  image: {type: string}
+  flavor: {type: string}
+  network: {type: string}
+  name: {type: string}
+  colour: {type: string, default: blue}
+  count: {type: number, default: 1}
+"""
+TEMPLATE = (
+    PARAMETERS
+    + "resources:\n  server:"
+    + SERVER
+    + """
+outputs:
+  id: {value: {get_resource: server}}
+  first_address: {value: {get_attr: [server, first_address]}}
+  networks: {value: {get_attr: [server, networks]}}
+  addresses: {value: {get_attr: [server, addresses]}}
+  name: {value: {get_attr: [server, name]}}
+  tags: {value: {get_attr: [server, tags]}}
+  status: {value: {get_attr: [server, show, status]}}
+  novnc: {value: {get_attr: [server, console_urls, novnc]}}
+"""
+)
+GROUP = (
+    PARAMETERS
+    + """resources:
+  servers:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: {get_param: count}
+      resource_def:"""
+    + SERVER.replace("\n    ", "\n          ").replace(
+        "{get_param: name}", "{list_join: ['-', [{get_param: name}, '%index%']]}"
+    )
+)
+
+
+def _servers(env: CloudEnv, prefix: str) -> list[object]:
+    conn = env.connect()
+    return [s for s in conn.compute.servers() if str(s.name).startswith(prefix)]
+
+
+def test_a_server_is_created_tagged_updated_checked_suspended_and_deleted(
+    cloud_engine: CloudEngine, cloud_env: CloudEnv
+) -> None:
+    conn = cloud_env.connect()
+    name = f"nova-{uuid.uuid4().hex[:8]}"
+    with server_network(cloud_env) as net:
+        before = cloud_engine.requests
+        stack = cloud_engine.create(
+            name,
+            TEMPLATE,
+            image=cloud_env.image,
+            flavor=cloud_env.flavor,
+            network=net.network_name,
+            name=name,
+        )
+        view = cloud_engine.wait(stack)
+        assert view.status == "COMPLETE", view.status_reason
+        print(f"requests for 1 server: {cloud_engine.requests - before}")
+        outputs = cloud_engine.outputs(stack)
+        server = conn.compute.get_server(outputs["id"])
+        assert server.name == name
+        assert server.metadata == {"colour": "blue", "size": '{"n": 1}'}
+        assert "blue" in server.tags
+        assert any(t.startswith("thermik-") for t in server.tags), "the creation tag"
+        seen_by_admin = cloud_env.connect(admin=True).compute.get_server(server.id)
+        assert base64.b64decode(seen_by_admin.user_data) == b"#!/bin/sh\necho hello\n"
+        address = outputs["first_address"]
+        assert address.startswith(net.cidr.rsplit(".", 1)[0])
+        assert outputs["networks"][net.network_name] == [address]
+        assert outputs["networks"][net.network_id] == [address]
+        entry = outputs["addresses"][net.network_name][0]
+        assert entry["addr"] == address
+        assert entry["port"] == next(iter(conn.network.ports(device_id=server.id))).id
+        assert entry["subnets"][0]["id"] == net.subnet_id
+        assert outputs["name"] == name
+        assert isinstance(outputs["novnc"], str)
+        assert outputs["tags"] == ["blue"]
+        assert outputs["status"] == "ACTIVE"
+
+        cloud_engine.update(stack, colour="red", name=f"{name}-b")
+        view = cloud_engine.wait(stack)
+        assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
+        server = conn.compute.get_server(server.id)
+        assert server.name == f"{name}-b", "renamed in place"
+        assert server.metadata["colour"] == "red"
+        assert "red" in server.tags
+        assert "blue" not in server.tags
+        assert any(t.startswith("thermik-") for t in server.tags), "the creation tag stays"
+
+        assert cloud_engine.check(stack).status == "COMPLETE"
+        view = cloud_engine.suspend(stack)
+        assert (view.action, view.status) == ("SUSPEND", "COMPLETE"), view.status_reason
+        assert conn.compute.get_server(server.id).status == "SUSPENDED"
+        view = cloud_engine.resume(stack)
+        assert (view.action, view.status) == ("RESUME", "COMPLETE"), view.status_reason
+        assert conn.compute.get_server(server.id).status == "ACTIVE"
+
+        view = cloud_engine.delete(stack)
+        assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
+        assert not _servers(cloud_env, name)
+        assert not list(conn.network.ports(network_id=net.network_id, device_owner="compute:nova"))
+
+
+def test_five_servers_cost_one_flavor_and_image_look_up(
+    cloud_engine: CloudEngine, cloud_env: CloudEnv
+) -> None:
+    name = f"nova-{uuid.uuid4().hex[:8]}"
+    with server_network(cloud_env) as net:
+        before = cloud_engine.requests
+        stack = cloud_engine.create(
+            name,
+            GROUP,
+            image=cloud_env.image,
+            flavor=cloud_env.flavor,
+            network=net.network_name,
+            name=name,
+            count=5,
+        )
+        view = cloud_engine.wait(stack)
+        assert view.status == "COMPLETE", view.status_reason
+        used = cloud_engine.requests - before
+        print(f"requests for 5 servers: {used}")
+        assert len(_servers(cloud_env, name)) == 5
+        assert used <= 5 * 4 + 6, used
+        view = cloud_engine.delete(stack)
+        assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
+        assert not _servers(cloud_env, name)
