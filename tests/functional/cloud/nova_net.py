@@ -39,7 +39,9 @@ def server_network(env: CloudEnv, prefix: str = "nova") -> Iterator[ServerNet]:
         for server_id in servers:
             conn.compute.delete_server(server_id, ignore_missing=True)
         for server_id in servers:
-            conn.compute.wait_for_delete(conn.compute.get_server(server_id), interval=0.5)
+            found = conn.compute.find_server(server_id, ignore_missing=True)
+            if found is not None:
+                conn.compute.wait_for_delete(found, interval=0.5)
         for port in conn.network.ports(network_id=network.id):
             if port.device_owner != "network:dhcp":
                 conn.network.delete_port(port)
