@@ -47,7 +47,7 @@ def _image(env: CloudEnv, name: str) -> str:
     """A second image (a copy of the cloud's tiny one) for rebuilds; the caller deletes it."""
     conn = env.connect()
     source = conn.image.find_image(env.image, ignore_missing=False)
-    data = conn.image.download_image(source).content
+    data = conn.image.download_image(source.id).content
     made = conn.image.create_image(
         name=name, data=data, disk_format=source.disk_format, container_format="bare"
     )
