@@ -159,3 +159,62 @@ def test_five_servers_cost_one_flavor_and_image_look_up(
         view = cloud_engine.delete(stack)
         assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
         assert not _servers(cloud_env, name)
+
+
+PORTS = """
+heat_template_version: 2018-08-31
+parameters:
+  image: {type: string}
+  flavor: {type: string}
+  subnet: {type: string}
+  port: {type: string}
+  network: {type: string}
+  fixed_ip: {type: string}
+resources:
+  server:
+    type: OS::Nova::Server
+    properties:
+      image: {get_param: image}
+      flavor: {get_param: flavor}
+      user_data_format: RAW
+      networks:
+        - subnet: {get_param: subnet}
+        - port: {get_param: port}
+        - {network: {get_param: network}, fixed_ip: {get_param: fixed_ip}}
+outputs:
+  id: {value: {get_resource: server}}
+"""
+
+
+def test_ports_the_server_makes_given_ports_and_fixed_ips(
+    cloud_engine: CloudEngine, cloud_env: CloudEnv
+) -> None:
+    conn = cloud_env.connect()
+    name = f"nova-{uuid.uuid4().hex[:8]}"
+    with server_network(cloud_env) as net:
+        port = conn.network.create_port(network_id=net.network_id, name=f"{name}-mine")
+        fixed_ip = net.cidr.rsplit(".", 1)[0] + ".77"
+        stack = cloud_engine.create(
+            name,
+            PORTS,
+            image=cloud_env.image,
+            flavor=cloud_env.flavor,
+            subnet=net.subnet_id,
+            port=port.name,
+            network=net.network_id,
+            fixed_ip=fixed_ip,
+        )
+        view = cloud_engine.wait(stack)
+        assert view.status == "COMPLETE", view.status_reason
+        server_id = cloud_engine.outputs(stack)["id"]
+        attached = {p.id: p for p in conn.network.ports(device_id=server_id)}
+        assert port.id in attached
+        internal = [p for p in attached.values() if p.name == "server-port-0"]
+        assert len(internal) == 1, "the port made for the subnet entry"
+        assert internal[0].description.startswith("thermik-"), "the creation tag"
+        assert any(ip["ip_address"] == fixed_ip for p in attached.values() for ip in p.fixed_ips)
+        view = cloud_engine.delete(stack)
+        assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
+        left = {p.id for p in conn.network.ports(network_id=net.network_id)}
+        assert internal[0].id not in left, "the server's own port goes with it"
+        assert port.id in left, "the user's port stays"

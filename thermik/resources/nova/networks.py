@@ -7,8 +7,9 @@ Each entry of ``networks`` becomes one of Nova's networks in the create request:
   server;
 * ``port``: the user's port, attached as it is and left alone on delete;
 * ``subnet`` or ``port_extra_properties``: Nova cannot ask for those, so the server creates
-  the port itself first (Heat's "internal port"), tagged with the server's creation tag and
-  named ``<resource>-port-<index>``, and deletes it once the server is gone;
+  the port itself first (Heat's "internal port"), named ``<resource>-port-<index>`` with the
+  server's creation tag as its description (this Neutron drops the tags of a port's create),
+  and deletes it once the server is gone;
 * ``allocate_network`` ``none`` or ``auto``: no network, or one Nova picks (alone in the list).
 
 ``floating_ip`` associates an existing floating IP with the entry's port (a given or an
@@ -214,14 +215,15 @@ def _internal_port(
     client = _neutron(ctx)
     port_id: str | None = None
     if ctx.data.get(PORTS_STARTED_KEY) == tag:
-        found = client.call(lambda c: list(c.network.ports(tags=tag, name=name)))
+        found = client.call(lambda c: list(c.network.ports(description=tag, name=name)))
         port_id = str(found[0].id) if found else None
     else:
         ctx.data.set(PORTS_STARTED_KEY, tag)
     if port_id is None:
         body = _port_body(ctx, net, security_groups)
         port = client.call(
-            lambda c: c.network.create_port(name=name, tags=[tag], **body), idempotent=False
+            lambda c: c.network.create_port(name=name, description=tag, **body),
+            idempotent=False,
         )
         port_id = str(port.id)
     ports[str(index)] = port_id
