@@ -218,3 +218,58 @@ def test_ports_the_server_makes_given_ports_and_fixed_ips(
         left = {p.id for p in conn.network.ports(network_id=net.network_id)}
         assert internal[0].id not in left, "the server's own port goes with it"
         assert port.id in left, "the user's port stays"
+
+
+NICS = """
+heat_template_version: 2018-08-31
+parameters:
+  image: {type: string}
+  flavor: {type: string}
+  networks: {type: json}
+resources:
+  server:
+    type: OS::Nova::Server
+    properties:
+      image: {get_param: image}
+      flavor: {get_param: flavor}
+      user_data_format: RAW
+      networks: {get_param: networks}
+outputs:
+  id: {value: {get_resource: server}}
+"""
+
+
+def test_networks_change_in_place_by_attaching_and_detaching(
+    cloud_engine: CloudEngine, cloud_env: CloudEnv
+) -> None:
+    conn = cloud_env.connect()
+    name = f"nova-{uuid.uuid4().hex[:8]}"
+    with server_network(cloud_env) as net:
+        port = conn.network.create_port(network_id=net.network_id, name=f"{name}-mine")
+        on_net = [{"network": net.network_id}]
+        stack = cloud_engine.create(
+            name, NICS, image=cloud_env.image, flavor=cloud_env.flavor, networks=on_net
+        )
+        view = cloud_engine.wait(stack)
+        assert view.status == "COMPLETE", view.status_reason
+        server_id = cloud_engine.outputs(stack)["id"]
+        first = [i.port_id for i in conn.compute.server_interfaces(server_id)]
+        assert len(first) == 1
+
+        cloud_engine.update(stack, networks=[*on_net, {"port": port.id}])
+        view = cloud_engine.wait(stack)
+        assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
+        assert cloud_engine.outputs(stack)["id"] == server_id, "updated in place"
+        ports = {i.port_id for i in conn.compute.server_interfaces(server_id)}
+        assert ports == {first[0], port.id}
+
+        cloud_engine.update(stack, networks=[{"port": port.id}])
+        view = cloud_engine.wait(stack)
+        assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
+        assert cloud_engine.outputs(stack)["id"] == server_id, "updated in place"
+        ports = {i.port_id for i in conn.compute.server_interfaces(server_id)}
+        assert ports == {port.id}
+
+        view = cloud_engine.delete(stack)
+        assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
+        assert conn.network.get_port(port.id).device_id == "", "the user's port stays, free"

@@ -204,7 +204,7 @@ def _port_body(
     return body
 
 
-def _internal_port(
+def internal_port(
     ctx: ResourceContext, index: int, net: Mapping[str, Any], security_groups: Sequence[str]
 ) -> str:
     """The port of entry ``index`` the server makes itself, made once (see the module)."""
@@ -231,7 +231,7 @@ def _internal_port(
     return port_id
 
 
-def _associate(ctx: ResourceContext, net: Mapping[str, Any], port_id: str) -> None:
+def associate_floating_ip(ctx: ResourceContext, net: Mapping[str, Any], port_id: str) -> None:
     fip = find(ctx, "neutron.floating_ip", net["floating_ip"])
     fields: dict[str, Any] = {"port_id": port_id}
     if net.get("fixed_ip"):
@@ -254,13 +254,13 @@ def nova_networks(
         if net.get("port"):
             nic["port"] = find(ctx, "neutron.port", net["port"])
         elif net.get("subnet") or net.get("port_extra_properties"):
-            nic["port"] = _internal_port(ctx, index, net, security_groups or [])
+            nic["port"] = internal_port(ctx, index, net, security_groups or [])
         else:
             nic["uuid"] = find(ctx, "neutron.network", net.get("network") or net["uuid"])
             if net.get("fixed_ip"):
                 nic["fixed_ip"] = net["fixed_ip"]
         if net.get("floating_ip"):
-            _associate(ctx, net, nic["port"])
+            associate_floating_ip(ctx, net, nic["port"])
         if net.get("tag"):
             nic["tag"] = net["tag"]
         out.append(nic)

@@ -32,6 +32,7 @@ from thermik.resources.cloud_resource import CloudResource
 from thermik.resources.context import ResourceContext, ValidationContext, short_id
 from thermik.resources.nova import server_steps
 from thermik.resources.nova.block_devices import nova_block_devices, validate_block_devices
+from thermik.resources.nova.network_updates import in_place, steps_for
 from thermik.resources.nova.networks import (
     addresses_attribute,
     delete_internal_ports,
@@ -239,8 +240,10 @@ class Server(CloudResource):
                 return NeedsReplacement(f"update of {prop} with {policy} {REPLACE}")
         if "image" in changed and not new_props.get("image"):
             return NeedsReplacement("update of image to none needs replacement")
-        if "networks" in changed:
-            return NeedsReplacement("update of networks needs replacement (not in place yet)")
+        if "networks" in changed and not in_place(
+            old_props.get("networks"), new_props.get("networks")
+        ):
+            return NeedsReplacement("update of networks from or to Nova's choice")
         return None
 
     def update(
@@ -251,6 +254,16 @@ class Server(CloudResource):
         if changed & _AT_ONCE:
             self._update_at_once(ctx, new_props, old_props, changed)
         todo: list[tuple[str, Mapping[str, Any]]] = []
+        if "networks" in changed:
+            todo.extend(
+                steps_for(
+                    ctx,
+                    ctx.physical_id,
+                    old_props.get("networks") or [],
+                    new_props.get("networks") or [],
+                    new_props.get("security_groups") or [],
+                )
+            )
         if "flavor" in changed:
             flavor = str(new_props["flavor"])
             flavor_id = find(ctx, "nova.flavor", flavor)

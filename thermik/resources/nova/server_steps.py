@@ -129,7 +129,33 @@ def _rebuild(conn: Any, server_id: str, args: Mapping[str, Any]) -> None:
     conn.compute.rebuild_server(server_id, args["image"], **args.get("fields", {}))
 
 
+def _attach(conn: Any, server_id: str, args: Mapping[str, Any]) -> None:
+    if args.get("port"):
+        conn.compute.create_server_interface(server_id, port_id=args["port"])
+        return
+    fields: dict[str, Any] = {"net_id": args["net"]}
+    if args.get("fixed_ip"):
+        fields["fixed_ips"] = [{"ip_address": args["fixed_ip"]}]
+    conn.compute.create_server_interface(server_id, **fields)
+
+
+def _detached(conn: Any, server_id: str, args: Mapping[str, Any]) -> bool:
+    ports = {str(i.port_id) for i in conn.compute.server_interfaces(server_id)}
+    if args["port"] in ports:
+        return False
+    if args.get("delete"):
+        conn.network.delete_port(args["port"], ignore_missing=True)
+    return True
+
+
 STARTS: Mapping[str, Start] = {
+    "detach": lambda conn, sid, args: conn.compute.delete_server_interface(
+        args["port"], server=sid
+    ),
+    "attach": _attach,
+    "release": lambda conn, sid, args: conn.network.update_ip(
+        conn.network.find_ip(args["floating_ip"], ignore_missing=False), port_id=None
+    ),
     "boot": lambda conn, sid, args: None,
     "resize": lambda conn, sid, args: conn.compute.resize_server(sid, args["flavor_id"]),
     "confirm": lambda conn, sid, args: conn.compute.confirm_server_resize(sid),
@@ -147,6 +173,12 @@ CHECKS: Mapping[str, Callable[[Any, Mapping[str, Any]], bool]] = {
 }
 
 
+#: Steps whose call is done when it returns (Nova attaches an interface before answering).
+INSTANT = frozenset({"attach", "release"})
+#: Steps that look at something else than the server: ``(connection, server id, args)``.
+PROBES: Mapping[str, Callable[[Any, str, Mapping[str, Any]], bool]] = {"detach": _detached}
+
+
 def steps(*kinds: tuple[str, Mapping[str, Any]], started: bool = False) -> Progress:
     """The progress of an action made of these steps (``started``: the first one's call was
     made already, as a create's boot is)."""
@@ -157,6 +189,15 @@ def steps(*kinds: tuple[str, Mapping[str, Any]], started: bool = False) -> Progr
 
 def _run(start: Start, server_id: str, args: Mapping[str, Any], conn: Any) -> None:
     start(conn, server_id, args)
+
+
+def _probe(
+    probe: Callable[[Any, str, Mapping[str, Any]], bool],
+    server_id: str,
+    args: Mapping[str, Any],
+    conn: Any,
+) -> bool:
+    return probe(conn, server_id, args)
 
 
 def _delay(polls: int) -> float:
@@ -187,11 +228,19 @@ def advance(
         polls = int(state.get("polls", 0))
         if not state.get("started"):
             client.call(functools.partial(_run, STARTS[kind], server_id, args), idempotent=False)
+            if kind in INSTANT:
+                at += 1
+                state = {**state, "at": at, "started": False, "polls": 0}
+                continue
             return PollAfter(FIRST_POLL, Progress({**state, "started": True, "polls": 1}))
         if polls == 0:
             return PollAfter(FIRST_POLL, Progress({**state, "polls": 1}))
-        server = seen(client.call(lambda c: c.compute.get_server(server_id)))
-        if not CHECKS[kind](server, args):
+        if kind in PROBES:
+            done = client.call(functools.partial(_probe, PROBES[kind], server_id, args))
+        else:
+            server = seen(client.call(lambda c: c.compute.get_server(server_id)))
+            done = CHECKS[kind](server, args)
+        if not done:
             return PollAfter(_delay(polls), Progress({**state, "polls": polls + 1}))
         at += 1
         state = {**state, "at": at, "started": False, "polls": 0}
