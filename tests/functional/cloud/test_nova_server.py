@@ -170,6 +170,7 @@ parameters:
   port: {type: string}
   network: {type: string}
   fixed_ip: {type: string}
+  floating_ip: {type: string}
 resources:
   server:
     type: OS::Nova::Server
@@ -178,7 +179,7 @@ resources:
       flavor: {get_param: flavor}
       user_data_format: RAW
       networks:
-        - subnet: {get_param: subnet}
+        - {subnet: {get_param: subnet}, floating_ip: {get_param: floating_ip}}
         - port: {get_param: port}
         - {network: {get_param: network}, fixed_ip: {get_param: fixed_ip}}
 outputs:
@@ -194,30 +195,44 @@ def test_ports_the_server_makes_given_ports_and_fixed_ips(
     with server_network(cloud_env) as net:
         port = conn.network.create_port(network_id=net.network_id, name=f"{name}-mine")
         fixed_ip = net.cidr.rsplit(".", 1)[0] + ".77"
-        stack = cloud_engine.create(
-            name,
-            PORTS,
-            image=cloud_env.image,
-            flavor=cloud_env.flavor,
-            subnet=net.subnet_id,
-            port=port.name,
-            network=net.network_id,
-            fixed_ip=fixed_ip,
+        public = conn.network.find_network(cloud_env.public_network, ignore_missing=False)
+        router = conn.network.create_router(
+            name=name, external_gateway_info={"network_id": public.id}
         )
-        view = cloud_engine.wait(stack)
-        assert view.status == "COMPLETE", view.status_reason
-        server_id = cloud_engine.outputs(stack)["id"]
-        attached = {p.id: p for p in conn.network.ports(device_id=server_id)}
-        assert port.id in attached
-        internal = [p for p in attached.values() if p.name == "server-port-0"]
-        assert len(internal) == 1, "the port made for the subnet entry"
-        assert internal[0].description.startswith("thermik-"), "the creation tag"
-        assert any(ip["ip_address"] == fixed_ip for p in attached.values() for ip in p.fixed_ips)
-        view = cloud_engine.delete(stack)
-        assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
-        left = {p.id for p in conn.network.ports(network_id=net.network_id)}
-        assert internal[0].id not in left, "the server's own port goes with it"
-        assert port.id in left, "the user's port stays"
+        conn.network.add_interface_to_router(router, subnet=net.subnet_id)
+        fip = conn.network.create_ip(floating_network_id=public.id)
+        try:
+            stack = cloud_engine.create(
+                name,
+                PORTS,
+                image=cloud_env.image,
+                flavor=cloud_env.flavor,
+                subnet=net.subnet_id,
+                port=port.name,
+                network=net.network_id,
+                fixed_ip=fixed_ip,
+                floating_ip=fip.id,
+            )
+            view = cloud_engine.wait(stack)
+            assert view.status == "COMPLETE", view.status_reason
+            server_id = cloud_engine.outputs(stack)["id"]
+            attached = {p.id: p for p in conn.network.ports(device_id=server_id)}
+            assert port.id in attached
+            internal = [p for p in attached.values() if p.name == "server-port-0"]
+            assert len(internal) == 1, "the port made for the subnet entry"
+            assert internal[0].description.startswith("thermik-"), "the creation tag"
+            assert conn.network.get_ip(fip.id).port_id == internal[0].id, "floating IP associated"
+            addresses = [ip["ip_address"] for p in attached.values() for ip in p.fixed_ips]
+            assert fixed_ip in addresses, addresses
+            view = cloud_engine.delete(stack)
+            assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
+            left = {p.id for p in conn.network.ports(network_id=net.network_id)}
+            assert internal[0].id not in left, "the server's own port goes with it"
+            assert port.id in left, "the user's port stays"
+        finally:
+            conn.network.delete_ip(fip)
+            conn.network.remove_interface_from_router(router, subnet=net.subnet_id)
+            conn.network.delete_router(router)
 
 
 NICS = """
