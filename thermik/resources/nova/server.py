@@ -6,20 +6,24 @@ its creation tag from that request on, so an engine resuming an interrupted crea
 rather than booting a second one. The create then waits for ACTIVE, polling with backoff
 (:mod:`~thermik.resources.nova.server_steps`); the attributes come from the last poll.
 
-Updates in place: name, metadata, tags, admin_pass; a flavor by resize and confirm
+Updates in place: name, metadata, tags, admin_pass; networks by detaching and attaching
+interfaces (:mod:`~thermik.resources.nova.network_updates`); a flavor by resize and confirm
 (``flavor_update_policy: RESIZE``), an image by rebuild (``image_update_policy: REBUILD`` or
 ``REBUILD_PRESERVE_EPHEMERAL``), user_data by rebuild (``user_data_update_policy: REBUILD``) or
 not at all (``IGNORE``). Anything else, and the ``REPLACE`` policies, replace the server.
 
-Deployments: a server with ``user_data_format: SOFTWARE_CONFIG`` is a target of software
-deployments as an ``OS::Heat::DeployedServer`` is (its metadata endpoint under
+``addresses`` and ``console_urls`` cost Neutron and Nova requests of their own: they are
+resolved when an action completes only if a template reads them (``lazy_attributes``).
+
+Deployments: a server with ``user_data_format: SOFTWARE_CONFIG`` is to be a target of
+software deployments as an ``OS::Heat::DeployedServer`` is (its metadata endpoint under
 :data:`~thermik.resources.software_services.SERVER_ENDPOINT_KEY`, the ``os_collect_config``
-attribute); building its boot data is :meth:`Server._user_data`.
+attribute); its boot data is built by :meth:`Server._user_data`, which refuses that format
+until the boot data of :mod:`thermik.resources.nova.userdata` is wired in.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -29,9 +33,9 @@ from thermik.clients.lookups import looks_like_id
 from thermik.errors import CloudGone, PluginError, PropertyError, ThermikError
 from thermik.resources.cloud_access import TAG_PREFIX, cloud_access, create_once, find
 from thermik.resources.cloud_resource import CloudResource
-from thermik.resources.context import ResourceContext, ValidationContext, short_id
+from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.nova import server_steps
-from thermik.resources.nova.block_devices import nova_block_devices, validate_block_devices
+from thermik.resources.nova.block_devices import validate_block_devices
 from thermik.resources.nova.network_updates import in_place, steps_for
 from thermik.resources.nova.networks import (
     addresses_attribute,
@@ -41,11 +45,17 @@ from thermik.resources.nova.networks import (
     nova_networks,
     validate_networks,
 )
+from thermik.resources.nova.server_body import (
+    create_fields,
+    rebuild_args,
+    serialized_metadata,
+    server_name,
+    user_tags,
+)
 from thermik.resources.nova.server_schema import (
     ATTRIBUTES,
     PROPERTIES,
     REBUILD,
-    REBUILD_PRESERVE_EPHEMERAL,
     REPLACE,
     SOFTWARE_CONFIG,
 )
@@ -59,61 +69,12 @@ from thermik.resources.plugin import (
 from thermik.resources.schema import AttributesSchema, PropertiesSchema
 from thermik.resources.software_services import SERVER_ENDPOINT_KEY, software_services
 
-#: Heat's ``max_server_name_length``: a generated name stays a valid host name.
-MAX_SERVER_NAME = 53
-#: Nova's limit on the base64-encoded user_data.
-MAX_ENCODED_USER_DATA = 65535
 #: Console types of the ``console_urls`` attribute.
 CONSOLE_TYPES = ("novnc", "xvpvnc", "spice-html5", "rdp-html5", "serial", "webmks")
 #: Resource data key of the image a snapshot made.
 SNAPSHOT_IMAGE_KEY = "snapshot_image_id"
 #: Properties an update applies with a call each, on the server as fetched once.
 _AT_ONCE = frozenset({"name", "metadata", "tags"})
-
-
-def server_name(ctx: ResourceContext, props: Props) -> str:
-    """The ``name`` property, else ``<stack>-<resource>-<short id>`` cut to a host name's
-    length (the stack name's head and the resource name's tail, as Heat cuts it)."""
-    if props.get("name"):
-        return str(props["name"])
-    suffix = short_id(ctx.random)
-    name = f"{ctx.stack.name}-{ctx.resource_name}-{suffix}"
-    if len(name) <= MAX_SERVER_NAME:
-        return name
-    room = MAX_SERVER_NAME - len(suffix) - 2
-    head = ctx.stack.name[: room // 2]
-    tail = ctx.resource_name[-(room - len(head)) :]
-    return f"{head}-{tail}-{suffix}"
-
-
-def serialized_metadata(metadata: Mapping[str, Any] | None) -> dict[str, str]:
-    """Nova's server metadata: values other than strings as JSON, as Heat sends them."""
-    return {
-        str(k): v if isinstance(v, str) else json.dumps(v) for k, v in (metadata or {}).items()
-    }
-
-
-def encoded(user_data: str | None) -> str | None:
-    """The user_data as Nova takes it (base64).
-
-    Raises:
-        PropertyError: it is longer than Nova accepts.
-    """
-    if not user_data:
-        return None
-    out = base64.b64encode(user_data.encode("utf-8")).decode("ascii")
-    if len(out) > MAX_ENCODED_USER_DATA:
-        raise PropertyError(
-            f"user_data is {len(out)} bytes once encoded, more than Nova's "
-            f"{MAX_ENCODED_USER_DATA}",
-            path=("properties", "user_data"),
-        )
-    return out
-
-
-def user_tags(server: Any) -> list[str]:
-    """The server's tags without the creation tag Thermik put on it."""
-    return [t for t in getattr(server, "tags", None) or [] if not t.startswith(TAG_PREFIX)]
 
 
 class Server(CloudResource):
@@ -166,33 +127,9 @@ class Server(CloudResource):
             return config if isinstance(config, str) else json.dumps(config)
         return text or None
 
-    def _body(self, ctx: ResourceContext, props: Props) -> dict[str, Any]:
-        """openstacksdk's create arguments (everything but the networks and the tags)."""
-        image = props.get("image")
-        fields: dict[str, Any] = {
-            "name": server_name(ctx, props),
-            "flavor_id": find(ctx, "nova.flavor", props["flavor"]),
-            "image_id": find(ctx, "glance.image", image) if image else None,
-            "key_name": props.get("key_name"),
-            "availability_zone": props.get("availability_zone"),
-            "metadata": serialized_metadata(props.get("metadata")) or None,
-            "scheduler_hints": props.get("scheduler_hints") or None,
-            "config_drive": props.get("config_drive"),
-            "admin_password": props.get("admin_pass") or None,
-            "disk_config": props.get("diskConfig"),
-            "user_data": encoded(self._user_data(ctx, props)),
-            "block_device_mapping": nova_block_devices(
-                props, lambda value: find(ctx, "glance.image", value)
-            ),
-        }
-        groups = props.get("security_groups") or []
-        if groups and props.get("networks") != [{"allocate_network": "none"}]:
-            fields["security_groups"] = [{"name": g} for g in groups]
-        return {k: v for k, v in fields.items() if v is not None}
-
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Ask Nova for the server, tagged, then wait for it to be ACTIVE."""
-        fields = self._body(ctx, props)
+        fields = create_fields(ctx, props, self._user_data(ctx, props))
         networks = nova_networks(ctx, props.get("networks"), props.get("security_groups"))
         if networks is not None:
             fields["networks"] = networks
@@ -273,7 +210,14 @@ class Server(CloudResource):
             "user_data" in changed and new_props.get("user_data_update_policy") == REBUILD
         )
         if "image" in changed or rebuild_data:
-            todo.append(("rebuild", self._rebuild_args(ctx, new_props, user_data=rebuild_data)))
+            todo.append(
+                (
+                    "rebuild",
+                    rebuild_args(
+                        ctx, new_props, self._user_data(ctx, new_props) if rebuild_data else None
+                    ),
+                )
+            )
         elif "admin_pass" in changed and new_props.get("admin_pass"):
             password = str(new_props["admin_pass"])
             self.call(ctx, lambda c: c.compute.change_server_password(ctx.physical_id, password))
@@ -296,20 +240,6 @@ class Server(CloudResource):
             keep = [t for t in server.tags or [] if t.startswith(TAG_PREFIX)]
             tags = [*(new_props.get("tags") or []), *keep]
             self.call(ctx, lambda c: server.set_tags(c.compute, tags))
-
-    def _rebuild_args(
-        self, ctx: ResourceContext, props: Props, *, user_data: bool
-    ) -> dict[str, Any]:
-        fields: dict[str, Any] = {
-            "metadata": serialized_metadata(props.get("metadata")),
-            "preserve_ephemeral": props.get("image_update_policy") == REBUILD_PRESERVE_EPHEMERAL,
-        }
-        if props.get("admin_pass"):
-            fields["admin_password"] = props["admin_pass"]
-        if user_data:
-            fields["user_data"] = encoded(self._user_data(ctx, props))
-        image = props.get("image")
-        return {"image": find(ctx, "glance.image", str(image)), "fields": fields}
 
     def check_update_complete(
         self, ctx: ResourceContext, props: Props, progress: Progress | None
@@ -441,7 +371,7 @@ class Server(CloudResource):
         image = snapshot.get(SNAPSHOT_IMAGE_KEY)
         if not image or ctx.physical_id is None:
             return None
-        args = self._rebuild_args(ctx, {**props, "image": image}, user_data=False)
+        args = rebuild_args(ctx, {**props, "image": image}, None)
         return server_steps.steps(("rebuild", args))
 
     def check_restore_complete(

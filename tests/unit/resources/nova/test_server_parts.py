@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from thermik.errors import PluginError, PropertyError
-from thermik.resources.nova import server_steps
+from thermik.resources.nova import network_updates, server_steps
 from thermik.resources.nova.block_devices import nova_block_devices, validate_block_devices
 from thermik.resources.nova.networks import first_address, validate_networks
-from thermik.resources.nova.server import encoded, serialized_metadata, user_tags
+from thermik.resources.nova.server_body import encoded, serialized_metadata, user_tags
 from thermik.resources.plugin import PollAfter, Progress
 
 
@@ -142,3 +142,15 @@ def test_first_address_is_the_last_networks_first() -> None:
     server = _server(addresses={"a": [{"addr": "10.0.0.1"}], "b": [{"addr": "10.1.0.1"}]})
     assert first_address(server) == "10.1.0.1"
     assert first_address(_server(addresses={})) == ""
+
+
+def test_network_changes_match_whole_entries() -> None:
+    old = [{"network": "a", "port": None}, {"port": "p"}]
+    new = [{"port": "p"}, {"network": "b"}]
+    kept, removed, added = network_updates._match(old, new)
+    assert kept == {1: 0}
+    assert removed == [0]
+    assert added == [1]
+    assert network_updates.in_place(old, new)
+    assert not network_updates.in_place(None, new)
+    assert not network_updates.in_place(old, [{"allocate_network": "auto"}])
