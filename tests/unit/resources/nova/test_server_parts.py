@@ -145,7 +145,7 @@ def test_first_address_is_the_last_networks_first() -> None:
 
 
 def test_network_changes_match_whole_entries() -> None:
-    old = [{"network": "a", "port": None}, {"port": "p"}]
+    old: list[dict[str, Any]] = [{"network": "a", "port": None}, {"port": "p"}]
     new = [{"port": "p"}, {"network": "b"}]
     kept, removed, added = network_updates._match(old, new)
     assert kept == {1: 0}
