@@ -90,7 +90,12 @@ def _resized(server: Any, args: Mapping[str, Any]) -> bool:
         return True
     if status == "RESIZE" or getattr(server, "task_state", None):
         return False
-    # Nova reverts a resize it cannot place (NoValidHost) to ACTIVE, with the old flavor.
+    if status == "ACTIVE":
+        # Nova puts a resize it cannot place (NoValidHost) back to ACTIVE, old flavor kept.
+        raise PluginError(
+            f"Resizing to '{args.get('flavor')}' failed: Nova put the server back to ACTIVE "
+            "with its old flavor (no host could take the new one)"
+        )
     raise _fail(server, f"Resizing to '{args.get('flavor')}'")
 
 
