@@ -4,8 +4,10 @@ attributes, the request budget, update in place, check, suspend and resume, dele
 from __future__ import annotations
 
 import base64
+import contextlib
 import uuid
 
+import openstack.exceptions
 import pytest
 
 from tests.functional.cloud.cloud import CloudEnv
@@ -199,9 +201,10 @@ def test_ports_the_server_makes_given_ports_and_fixed_ips(
         router = conn.network.create_router(
             name=name, external_gateway_info={"network_id": public.id}
         )
-        conn.network.add_interface_to_router(router, subnet=net.subnet_id)
-        fip = conn.network.create_ip(floating_network_id=public.id)
+        fip = None
         try:
+            conn.network.add_interface_to_router(router, subnet=net.subnet_id)
+            fip = conn.network.create_ip(floating_network_id=public.id)
             stack = cloud_engine.create(
                 name,
                 PORTS,
@@ -230,8 +233,10 @@ def test_ports_the_server_makes_given_ports_and_fixed_ips(
             assert internal[0].id not in left, "the server's own port goes with it"
             assert port.id in left, "the user's port stays"
         finally:
-            conn.network.delete_ip(fip)
-            conn.network.remove_interface_from_router(router, subnet=net.subnet_id)
+            if fip is not None:
+                conn.network.delete_ip(fip)
+            with contextlib.suppress(openstack.exceptions.NotFoundException):
+                conn.network.remove_interface_from_router(router, subnet=net.subnet_id)
             conn.network.delete_router(router)
 
 

@@ -354,10 +354,12 @@ class Server(CloudResource):
         status = str(image.status or "").lower()
         if status in ("error", "deleted", "killed"):
             raise PluginError(f"Snapshot image {image_id} of the server is {status}")
-        if status != "active":
-            return server_steps.later(progress)
         server = self.refresh(ctx)
-        if getattr(server, "task_state", None):
+        busy = getattr(server, "task_state", None)
+        if status == "queued" and not busy and int(progress.state["polls"]) > 2:
+            # The server's snapshot task ended without uploading (a fake virt driver's way).
+            raise PluginError(f"Snapshot image {image_id} of the server was never uploaded")
+        if status != "active" or busy:
             return server_steps.later(progress)
         return True
 
