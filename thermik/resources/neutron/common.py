@@ -8,14 +8,17 @@ interrupted create finds it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from thermik.errors import PropertyError
-from thermik.resources.cloud_access import TAG_PREFIX, create_once
+from thermik.resources.cloud_access import TAG_PREFIX, create_once, find
 from thermik.resources.context import ResourceContext
 from thermik.resources.plugin import Props
 from thermik.resources.schema import PropertySchema, Type
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 
 VALUE_SPECS = PropertySchema(
     Type.MAP,
@@ -108,3 +111,9 @@ def set_user_tags(
     """Replace the user's tags of ``found`` (keeping the creation tag ``keep``, for types that
     carry it as a tag)."""
     return conn.network.set_tags(found, [*(tags or []), *([keep] if keep else [])])
+
+
+def resolve(ctx: ResourceContext, kind: str, value: str) -> str:
+    """The id of the ``kind`` thing ``value`` names: a UUID as it is (what ``get_resource``
+    gives; Neutron itself refuses an unknown one), a name looked up (once per traversal)."""
+    return value if _UUID.fullmatch(value) else find(ctx, kind, value)
