@@ -23,13 +23,16 @@ def leftovers(conn: Any, prefix: str) -> list[str]:
 
 def remove_leftovers(conn: Any, prefix: str) -> None:
     """Delete what :func:`leftovers` lists (interfaces and floating IPs first)."""
-    mine = lambda item: (item.name or "").startswith(prefix)  # noqa: E731
+
+    def mine(item: Any) -> bool:
+        return bool((item.name or "").startswith(prefix))
+
     routers = [r for r in conn.network.routers() if mine(r)]
     for router in routers:
         for port in conn.network.ports(device_id=router.id):
             for ip in port.fixed_ips:
                 with contextlib.suppress(Exception):
-                    conn.network.remove_interface_from_router(router, subnet_id=ip["subnet_id"])
+                    conn.network.remove_interface_from_router(router, subnet=ip["subnet_id"])
     ports = {p.id for p in conn.network.ports() if mine(p)}
     for fip in conn.network.ips():
         if fip.port_id in ports:

@@ -38,6 +38,11 @@ class Interface:
         """Heat's form of the interface's physical id."""
         return f"{self.router_id}:{self.key}={self.value}"
 
+    @property
+    def argument(self) -> dict[str, str]:
+        """The keyword openstacksdk takes the subnet or port by."""
+        return {"subnet" if self.key == SUBNET_KEY else "port": self.value}
+
     @classmethod
     def parse(cls, physical_id: str) -> Interface:
         """The interface a physical id names (Heat's two forms).
@@ -111,7 +116,7 @@ class RouterInterface(CloudResource):
             self.call(
                 ctx,
                 lambda conn: conn.network.add_interface_to_router(
-                    wanted.router_id, **{wanted.key: wanted.value}
+                    wanted.router_id, **wanted.argument
                 ),
             )
             return wanted.physical_id
@@ -139,6 +144,6 @@ class RouterInterface(CloudResource):
         wanted = Interface.parse(physical_id)
         client.call(
             lambda conn: conn.network.remove_interface_from_router(
-                wanted.router_id, **{wanted.key: wanted.value}
+                wanted.router_id, **wanted.argument
             )
         )
