@@ -17,6 +17,8 @@ from thermik.errors import PropertyError
 
 pytestmark = pytest.mark.functional
 
+GATEWAY = "      external_gateway_info: {network: {get_param: public}}\n"
+
 TEMPLATE = """
 heat_template_version: 2018-08-31
 parameters:
@@ -101,7 +103,7 @@ def lifecycle(cloud_engine: CloudEngine, env: CloudEnv, conn: Any, name: str) ->
     assert a in interfaces(conn, router_id)
     assert len(interfaces(conn, router_id)) == 2
 
-    without_gateway = TEMPLATE.replace("      external_gateway_info: {network: {get_param: public}}\n", "")
+    without_gateway = TEMPLATE.replace(GATEWAY, "")
     cloud_engine.update(stack, without_gateway, on_b=True)
     view = cloud_engine.wait(stack)
     assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
