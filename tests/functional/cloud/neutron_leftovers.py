@@ -27,16 +27,16 @@ def remove_leftovers(conn: Any, prefix: str) -> None:
     def mine(item: Any) -> bool:
         return bool((item.name or "").startswith(prefix))
 
+    ports = {p.id for p in conn.network.ports() if mine(p)}
+    for fip in conn.network.ips():
+        if fip.port_id in ports:
+            conn.network.delete_ip(fip, ignore_missing=True)
     routers = [r for r in conn.network.routers() if mine(r)]
     for router in routers:
         for port in conn.network.ports(device_id=router.id):
             for ip in port.fixed_ips:
                 with contextlib.suppress(Exception):
                     conn.network.remove_interface_from_router(router, subnet=ip["subnet_id"])
-    ports = {p.id for p in conn.network.ports() if mine(p)}
-    for fip in conn.network.ips():
-        if fip.port_id in ports:
-            conn.network.delete_ip(fip, ignore_missing=True)
     for router in routers:
         conn.network.delete_router(router, ignore_missing=True)
     for kind in ("port", "subnet", "network", "security_group"):
