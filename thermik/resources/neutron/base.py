@@ -9,16 +9,18 @@ an update that sends only what changed, fetch and delete, a wait while Neutron r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from thermik.clients.calls import CloudClient
 from thermik.errors import PluginError
 from thermik.resources.cloud_access import creation_tag
 from thermik.resources.cloud_resource import CloudResource, backoff
+from thermik.resources.constraints import CustomValidator
 from thermik.resources.context import ResourceContext, physical_resource_name
-from thermik.resources.neutron.common import create_marked, set_user_tags
+from thermik.resources.neutron.common import create_marked, moved, set_user_tags
 from thermik.resources.plugin import CheckResult, Progress, Props
+from thermik.resources.properties import Unresolved, never_unresolved
 
 #: Statuses of a Neutron object that is ready to use.
 READY = ("ACTIVE", "DOWN")
@@ -38,6 +40,24 @@ class NeutronResource(CloudResource):
     mark_field: ClassVar[str] = "description"
     #: Whether the object has a status to wait on after create and update.
     has_status: ClassVar[bool] = False
+    #: Old property names Heat still takes (hidden), and the names they moved to.
+    renamed_properties: ClassVar[Mapping[str, str]] = {}
+
+    @classmethod
+    def check_properties(
+        cls,
+        values: Props | None,
+        *,
+        unresolved: Unresolved = never_unresolved,
+        custom_constraints: Mapping[str, CustomValidator] | None = None,
+        path: Sequence[str | int] = (),
+    ) -> dict[str, Any]:
+        return super().check_properties(
+            moved(values, cls.renamed_properties, path),
+            unresolved=unresolved,
+            custom_constraints=custom_constraints,
+            path=path,
+        )
 
     def name_of(self, ctx: ResourceContext, props: Props) -> str:
         """The object's name: the ``name`` property, else the physical resource name."""

@@ -9,7 +9,7 @@ from thermik.errors import PropertyError
 from thermik.resources.constraints import CustomConstraint
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.neutron.base import NeutronResource
-from thermik.resources.neutron.common import body, resolve
+from thermik.resources.neutron.common import body, old_name, resolve
 from thermik.resources.plugin import Progress, Props
 from thermik.resources.schema import (
     AttributeSchema,
@@ -31,7 +31,15 @@ class FloatingIP(NeutronResource):
     kind: ClassVar[str] = "ip"
     plural: ClassVar[str] = "ips"
 
+    renamed_properties: ClassVar[Mapping[str, str]] = {"floating_network_id": "floating_network"}
+
     properties_schema: ClassVar[PropertiesSchema] = {
+        "floating_network_id": old_name(
+            "floating_network",
+            "5.0.0",
+            "2014.2",
+            constraints=(CustomConstraint("neutron.network"),),
+        ),
         "floating_network": PropertySchema(
             Type.STRING,
             "The name or ID of the network to take the address from.",

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from thermik.errors import PropertyError
-from thermik.resources.constraints import AllowedValues, CustomConstraint
+from thermik.resources.constraints import AllowedValues, CustomConstraint, CustomValidator
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.neutron.base import NeutronResource, renamed, without_none
-from thermik.resources.neutron.common import TAGS, VALUE_SPECS, body, resolve
-from thermik.resources.plugin import Progress, Props
+from thermik.resources.neutron.common import TAGS, VALUE_SPECS, body, moved, old_name, resolve
+from thermik.resources.plugin import NeedsReplacement, Progress, Props
+from thermik.resources.properties import Unresolved, never_unresolved
 from thermik.resources.schema import (
     AttributeSchema,
     AttributesSchema,
     AttributeType,
     PropertiesSchema,
     PropertySchema,
+    SupportLevel,
+    SupportStatus,
     Type,
 )
 
@@ -43,6 +46,9 @@ _SENT = (
 )
 
 
+_SUBNET = CustomConstraint("neutron.subnet")
+
+
 def _string(doc: str, *, update: bool = True, **kwargs: Any) -> PropertySchema:
     return PropertySchema(Type.STRING, doc, update_allowed=update, **kwargs)
 
@@ -54,8 +60,13 @@ class Port(NeutronResource):
     plural: ClassVar[str] = "ports"
     has_status: ClassVar[bool] = True
 
+    renamed_properties: ClassVar[Mapping[str, str]] = {"network_id": "network"}
+
     properties_schema: ClassVar[PropertiesSchema] = {
         "name": _string("A symbolic name for the port."),
+        "network_id": old_name(
+            "network", "5.0.0", "2014.2", constraints=(CustomConstraint("neutron.network"),)
+        ),
         "network": _string(
             "The name or ID of the network of the port; a different network replaces the "
             "port. A port meant for a floating IP should name its subnet in fixed_ips.",
@@ -75,6 +86,12 @@ class Port(NeutronResource):
             schema=PropertySchema(
                 Type.MAP,
                 schema={
+                    "subnet_id": old_name(
+                        "subnet",
+                        "5.0.0",
+                        "2014.2",
+                        constraints=(CustomConstraint("neutron.subnet"),),
+                    ),
                     "subnet": _string(
                         "The subnet to take the address from.",
                         update=False,
@@ -93,6 +110,22 @@ class Port(NeutronResource):
             Type.LIST,
             "The names or IDs of the security groups of the port.",
             update_allowed=True,
+        ),
+        "replacement_policy": _string(
+            "REPLACE_ALWAYS replaces the port at every stack update; AUTO updates it in place "
+            "where its changed properties allow.",
+            default="AUTO",
+            constraints=(AllowedValues(("REPLACE_ALWAYS", "AUTO")),),
+            support_status=SupportStatus(
+                SupportLevel.HIDDEN,
+                version="9.0.0",
+                previous=SupportStatus(
+                    SupportLevel.DEPRECATED,
+                    version="6.0.0",
+                    message="A work-around for Nova and Neutron port handling fixed since "
+                    "Liberty.",
+                ),
+            ),
         ),
         "dns_name": _string(
             "The DNS name of the port.", constraints=(CustomConstraint("dns_name"),)
@@ -197,6 +230,33 @@ class Port(NeutronResource):
             "Whether the uplink status propagates to the port.", type=AttributeType.BOOLEAN
         ),
     }
+
+    @classmethod
+    def check_properties(
+        cls,
+        values: Props | None,
+        *,
+        unresolved: Unresolved = never_unresolved,
+        custom_constraints: Mapping[str, CustomValidator] | None = None,
+        path: Sequence[str | int] = (),
+    ) -> dict[str, Any]:
+        ips = values.get("fixed_ips") if isinstance(values, Mapping) else None
+        if isinstance(ips, list):
+            ips = [
+                moved(ip, {"subnet_id": "subnet"}, (*path, "fixed_ips", index))
+                for index, ip in enumerate(ips)
+            ]
+            values = {**(values or {}), "fixed_ips": ips}
+        return super().check_properties(
+            values, unresolved=unresolved, custom_constraints=custom_constraints, path=path
+        )
+
+    def needs_replacement(
+        self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]
+    ) -> NeedsReplacement | None:
+        if new_props.get("replacement_policy") == "REPLACE_ALWAYS":
+            return NeedsReplacement("replacement_policy is REPLACE_ALWAYS")
+        return super().needs_replacement(ctx, new_props, old_props, changed)
 
     def validate(self, props: Props, vctx: ValidationContext) -> None:
         if props.get("fixed_ips") and props.get("no_fixed_ips"):

@@ -9,16 +9,18 @@ port of the router, which is what a check looks for.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from thermik.clients.calls import CloudClient
 from thermik.errors import CloudGone, PluginError, PropertyError
 from thermik.resources.cloud_access import create_once
 from thermik.resources.cloud_resource import CloudResource
-from thermik.resources.constraints import CustomConstraint
+from thermik.resources.constraints import CustomConstraint, CustomValidator
 from thermik.resources.context import ResourceContext, ValidationContext
-from thermik.resources.neutron.common import resolve
+from thermik.resources.neutron.common import moved, old_name, resolve
 from thermik.resources.plugin import Progress, Props
+from thermik.resources.properties import Unresolved, never_unresolved
 from thermik.resources.schema import PropertiesSchema, PropertySchema, Type
 
 SUBNET_KEY = "subnet_id"
@@ -64,7 +66,23 @@ class RouterInterface(CloudResource):
 
     service: ClassVar[str] = "neutron"
 
+    #: Old property names Heat still takes (hidden), and the names they moved to.
+    renamed_properties: ClassVar[Mapping[str, str]] = {
+        "router_id": "router",
+        "subnet_id": "subnet",
+        "port_id": "port",
+    }
+
     properties_schema: ClassVar[PropertiesSchema] = {
+        "router_id": old_name(
+            "router", "6.0.0", "2015.1", constraints=(CustomConstraint("neutron.router"),)
+        ),
+        "subnet_id": old_name(
+            "subnet", "5.0.0", "2014.2", constraints=(CustomConstraint("neutron.subnet"),)
+        ),
+        "port_id": old_name(
+            "port", "6.0.0", "2015.1", constraints=(CustomConstraint("neutron.port"),)
+        ),
         "router": PropertySchema(
             Type.STRING,
             "The name or ID of the router.",
@@ -82,6 +100,22 @@ class RouterInterface(CloudResource):
             constraints=(CustomConstraint("neutron.port"),),
         ),
     }
+
+    @classmethod
+    def check_properties(
+        cls,
+        values: Props | None,
+        *,
+        unresolved: Unresolved = never_unresolved,
+        custom_constraints: Mapping[str, CustomValidator] | None = None,
+        path: Sequence[str | int] = (),
+    ) -> dict[str, Any]:
+        return super().check_properties(
+            moved(values, cls.renamed_properties, path),
+            unresolved=unresolved,
+            custom_constraints=custom_constraints,
+            path=path,
+        )
 
     def validate(self, props: Props, vctx: ValidationContext) -> None:
         subnet, port = props.get("subnet") is not None, props.get("port") is not None

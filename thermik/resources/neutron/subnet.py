@@ -10,7 +10,7 @@ from thermik.errors import PropertyError
 from thermik.resources.constraints import AllowedValues, CustomConstraint, Range
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.neutron.base import NeutronResource, without_none
-from thermik.resources.neutron.common import TAGS, VALUE_SPECS, body, resolve
+from thermik.resources.neutron.common import TAGS, VALUE_SPECS, body, old_name, resolve
 from thermik.resources.plugin import Progress, Props
 from thermik.resources.schema import (
     AttributeSchema,
@@ -69,7 +69,12 @@ class Subnet(NeutronResource):
     kind: ClassVar[str] = "subnet"
     plural: ClassVar[str] = "subnets"
 
+    renamed_properties: ClassVar[Mapping[str, str]] = {"network_id": "network"}
+
     properties_schema: ClassVar[PropertiesSchema] = {
+        "network_id": old_name(
+            "network", "5.0.0", "2014.2", constraints=(CustomConstraint("neutron.network"),)
+        ),
         "network": PropertySchema(
             Type.STRING,
             "The name or ID of the network the subnet belongs to.",

@@ -236,3 +236,33 @@ def test_schemas_render_as_heats_api_does(plugin: type[ResourcePlugin]) -> None:
         assert schema.as_dict()["type"], name
     for name, attribute in plugin.attributes_schema.items():
         assert attribute.description, name
+
+
+# -- Heat's old property names -----------------------------------------------------------------
+
+
+def test_old_property_names_still_work() -> None:
+    subnet = Subnet.check_properties({"network_id": "n1", "cidr": "10.0.0.0/24"})
+    assert subnet["network"] == "n1"
+    port = Port.check_properties({"network_id": "n1", "fixed_ips": [{"subnet_id": "s1"}]})
+    assert port["network"] == "n1"
+    assert port["fixed_ips"][0]["subnet"] == "s1"
+    interface = RouterInterface.check_properties({"router_id": "r1", "subnet_id": "s1"})
+    assert (interface["router"], interface["subnet"]) == ("r1", "s1")
+    fip = FloatingIP.check_properties({"floating_network_id": "public"})
+    assert fip["floating_network"] == "public"
+
+
+def test_an_old_and_a_new_name_together_are_refused() -> None:
+    with pytest.raises(PropertyError) as caught:
+        Subnet.check_properties(
+            {"network": "n1", "network_id": "n2"}, path=("resources", "s", "properties")
+        )
+    assert "network, network_id" in str(caught.value)
+    assert "resources.s.properties.network_id" in str(caught.value)
+
+
+def test_a_port_that_asks_for_it_is_always_replaced() -> None:
+    props = Port.check_properties({"network": "n1", "replacement_policy": "REPLACE_ALWAYS"})
+    plan = Port().needs_replacement(None, props, props, frozenset())  # type: ignore[arg-type]
+    assert isinstance(plan, NeedsReplacement)
