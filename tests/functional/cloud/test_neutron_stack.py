@@ -73,11 +73,14 @@ def test_a_network_stack_is_created_and_deleted_without_leftovers(
     name = f"neutron-stack-{uuid.uuid4().hex[:8]}"
     with cleaned(cloud_engine, cloud_env, name) as conn:
         before = cloud_engine.requests
+        counter = cloud_engine.engine.cloud.pool.counter  # type: ignore[union-attr]
+        counted = dict(counter.snapshot())
         stack = cloud_engine.create(name, TEMPLATE, name=name, public=cloud_env.public_network)
         view = cloud_engine.wait(stack)
         assert view.status == "COMPLETE", view.status_reason
         created = cloud_engine.requests - before
-        print(f"\n7 resources created with {created} cloud requests")
+        by_kind = {k: n - counted.get(k, 0) for k, n in counter.snapshot().items()}
+        print(f"\n7 resources created with {created} cloud requests:", by_kind)
         outputs = cloud_engine.outputs(stack)
         assert outputs["fixed"] == "10.89.0.10"
         assert outputs["router"] == outputs["router_id"]

@@ -75,10 +75,12 @@ def create_marked(
     """Create once (see :func:`create_once`), the creation tag in the create request itself.
 
     ``field`` says where the tag goes: ``description`` (every Neutron resource has one and
-    Neutron filters on it; Heat's types but the security group set none) or ``tags`` (only
-    ports take tags in a create). ``create(fields)`` makes the resource with those extra
-    fields; ``find(filters)`` lists what matches. The user's ``tags`` go with a port's create,
-    after it for the others (Neutron takes no tags in their create). Returns what was made.
+    Neutron filters on it; Heat's types but the security group set none) or ``tags``. Neutron
+    refuses tags in the create of a network, router or security group, and Neutron 29 accepts
+    them in a port's create but drops them, so every type of this package uses the
+    description and sets the user's tags after the create. ``create(fields)`` makes the
+    resource with those extra fields; ``find(filters)`` lists what matches. Returns what was
+    made.
     """
     made: dict[str, Any] = {}
 
