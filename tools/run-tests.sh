@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Set up .venv and run every check: lint, format, types, config sample, and the whole test suite.
+# Set up .venv and run every check: lint, format, types, config sample, the documentation build
+# and the whole test suite.
 # In CI (CI=true) tests that need real services fail instead of skipping when one is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/bootstrap.sh test
+tools/bootstrap.sh test,docs
 if [ -n "${CI:-}" ]; then
     export THERMIK_REQUIRE_SERVICES=1
     # `thermik stack graph --format svg` is tested against Graphviz's real dot.
@@ -14,9 +15,12 @@ if [ -n "${CI:-}" ]; then
                 apt-get install -y -q --no-install-recommends graphviz > /dev/null; }
     fi
 fi
-echo "== ruff"; .venv/bin/ruff check thermik tests bench tools
-echo "== ruff format"; .venv/bin/ruff format --check thermik tests bench tools
+echo "== ruff"; .venv/bin/ruff check thermik tests bench tools doc
+echo "== ruff format"; .venv/bin/ruff format --check thermik tests bench tools doc
 echo "== mypy"; .venv/bin/mypy
+# The docs (warnings as errors); tests/docs then checks the built references are complete.
+echo "== docs"; tools/build-docs.sh
+export THERMIK_DOCS_BUILD=$PWD/doc/build
 # The functional tests need real Swift, Zaqar, the guest agent and the loopback cloud: CI (or
 # THERMIK_REAL_SERVICES=1) starts them here for the run and stops them at exit (CI also drops
 # the cloud's databases); otherwise the tests use what tools/services-up.sh and
