@@ -25,6 +25,7 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
 from thermik.api.openapi import openapi_document
+from thermik.conf.policies import list_rules
 from thermik.resources import Registry
 from thermik.resources.plugin import ResourcePlugin
 from thermik.resources.schema import (
@@ -202,7 +203,19 @@ def _resolve(document: Mapping[str, Any], node: Any) -> Any:
     return node
 
 
-def _operation_lines(document: Mapping[str, Any], path: str, method: str) -> list[str]:
+def policy_rules() -> dict[tuple[str, str], list[str]]:
+    """The policy rules that guard each (path, method), as the rules document them."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for rule in list_rules():
+        for operation in getattr(rule, "operations", None) or ():
+            key = (operation["path"], operation["method"].lower())
+            found.setdefault(key, []).append(rule.name)
+    return found
+
+
+def _operation_lines(
+    document: Mapping[str, Any], path: str, method: str, rules: Mapping[tuple[str, str], list[str]]
+) -> list[str]:
     item = document["paths"][path]
     operation = item[method]
     lines = [f"``{method.upper()} {path}``", f"   {operation.get('summary', '')}", ""]
@@ -218,6 +231,9 @@ def _operation_lines(document: Mapping[str, Any], path: str, method: str) -> lis
         lines += [f"   Query: {names}", ""]
     codes = ", ".join(sorted(str(code) for code in operation.get("responses", {})))
     lines += [f"   Responses: {codes}", ""]
+    guards = rules.get((path, method))
+    if guards:
+        lines += [f"   Policy: {', '.join(f'``{name}``' for name in guards)}", ""]
     return lines
 
 
@@ -230,12 +246,13 @@ def api_reference_lines(document: Mapping[str, Any] | None = None) -> list[str]:
         group = parts[1] if len(parts) > 1 else "versions"
         groups.setdefault(group, []).append(path)
     lines: list[str] = []
+    rules = policy_rules()
     for group in sorted(groups):
         lines += [group, "-" * len(group), ""]
         for path in groups[group]:
             for method in METHODS:
                 if method in document["paths"][path]:
-                    lines += _operation_lines(document, path, method)
+                    lines += _operation_lines(document, path, method, rules)
     return lines
 
 
