@@ -90,9 +90,9 @@ def _property(name: str, schema: PropertySchema, *, nested: bool = False) -> lis
     if schema.secret:
         facts.append("Secret: stored encrypted, never shown.")
     lines += [f"   * {fact}" for fact in facts] + [""]
-    nested = _nested(schema)
-    if nested:
-        lines += _indent(nested)
+    inner = _nested(schema)
+    if inner:
+        lines += _indent(inner)
     return lines
 
 
