@@ -29,7 +29,12 @@ CLOUD_FREE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
 
 
 @pytest.fixture
-def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+def cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Cli:
+    # Without a cloud, whatever the environment running the tests names.
+    for variable in ("OS_CLOUD", "OS_AUTH_URL"):
+        monkeypatch.delenv(variable, raising=False)
     return Cli(tmp_path, capsys)
 
 
