@@ -26,6 +26,7 @@ from sphinx.util.nodes import nested_parse_with_titles
 
 from thermik.api.openapi import openapi_document
 from thermik.conf.policies import list_rules
+from thermik.errors import ThermikError
 from thermik.resources import Registry
 from thermik.resources.plugin import ResourcePlugin
 from thermik.resources.schema import (
@@ -265,10 +266,15 @@ class _Generated(SphinxDirective):
         raise NotImplementedError
 
     def run(self) -> list[nodes.Node]:
+        try:
+            lines = self.lines()
+        except ThermikError as exc:
+            # A plugin that cannot load is the build's error, said in one line.
+            raise self.error(f"{self.name}: {exc}") from None
         container = nodes.section()
         container.document = self.state.document
         source = self.get_source_info()[0] or "generated"
-        nested_parse_with_titles(self.state, StringList(self.lines(), source=source), container)
+        nested_parse_with_titles(self.state, StringList(lines, source=source), container)
         return list(container.children)
 
 
