@@ -20,7 +20,6 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-import yaml
 
 from thermik.api.openapi import openapi_document
 from thermik.cmd import api as api_command
@@ -31,6 +30,10 @@ from thermik.resources import Registry
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "doc" / "source"
+if not os.environ.get("THERMIK_REQUIRE_SERVICES"):
+    # Without the [docs] extra (tools/bootstrap.sh test,docs installs it) there is nothing to
+    # build the docs with; CI installs it, so there the import below fails instead.
+    pytest.importorskip("sphinx", reason="the [docs] extra is not installed")
 sys.path.insert(0, str(SOURCE / "_ext"))
 from thermik_reference import METHODS, anchor  # noqa: E402 - the extension's own module
 
@@ -139,27 +142,3 @@ def test_every_difference_from_heat_names_a_test_that_exists() -> None:
     for path, test in named:
         source = (ROOT / path).read_text()
         assert re.search(rf"^def {test}\(", source, flags=re.MULTILINE), f"{path}::{test}"
-
-
-#: The sections reno knows; a note's prelude is one text, every other section a list of them.
-NOTE_SECTIONS = frozenset(
-    {"prelude", "features", "issues", "upgrade", "deprecations", "critical", "security"}
-    | {"fixes", "other"}
-)
-
-
-@pytest.mark.parametrize(
-    "note", sorted((ROOT / "releasenotes" / "notes").glob("*.yaml")), ids=lambda p: p.stem
-)
-def test_each_release_note_is_one_reno_accepts(note: Path) -> None:
-    document = yaml.safe_load(note.read_text(encoding="utf-8"))
-    assert isinstance(document, dict)
-    assert document, "an empty note"
-    assert set(document) <= NOTE_SECTIONS, set(document) - NOTE_SECTIONS
-    for section, value in document.items():
-        if section == "prelude":
-            assert isinstance(value, str)
-        else:
-            assert isinstance(value, list), section
-            assert all(isinstance(item, str) and item.strip() for item in value), section
-    assert re.fullmatch(r"[a-z0-9-]+-[0-9a-f]{16}", note.stem), "made by reno new"
