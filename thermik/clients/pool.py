@@ -101,6 +101,14 @@ class ClientPool:
                 self._connections[key] = connection
             return connection
 
+    def discard(self, credential: Credential) -> None:
+        """Close the connections of a credential that is no longer used (a deleted trust's)."""
+        with self._lock:
+            keys = [key for key in self._connections if key[0] == credential]
+            connections = [self._connections.pop(key) for key in keys]
+        for connection in connections:
+            connection.close()
+
     def close(self) -> None:
         """Close every connection (their HTTP sessions); the pool can be used again."""
         with self._lock:
