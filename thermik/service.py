@@ -43,6 +43,7 @@ from thermik.resources import Registry
 
 if TYPE_CHECKING:
     from thermik.clients.access import CloudAccesses
+    from thermik.resources.stack_users import StackUserServices
 
 #: The file under the state directory that holds the embedded default's encryption key.
 KEY_FILE = "auth_encryption_key"
@@ -126,20 +127,53 @@ class Engine:
 
 
 def build_cloud(settings: Settings, store: Store) -> CloudAccesses | None:
-    """The cloud access of the engine: local mode's clouds.yaml cloud when ``[DEFAULT] cloud``
-    names one; ``None`` when no cloud is configured (cloud resource types then fail clearly).
+    """The cloud access of the engine.
+
+    Local mode's clouds.yaml cloud when ``[DEFAULT] cloud`` names one; service mode's Keystone
+    trusts when the API authenticates with Keystone (``[api] auth_strategy = keystone``) and
+    ``[trustee]`` names the Thermik service user; ``None`` when no cloud is configured (cloud
+    resource types then fail clearly).
+
+    Raises:
+        ConfigError: service mode is configured with something it cannot work with
+            (``deferred_auth_method = password``, no Keystone URL).
     """
     clients = settings.clients
-    if not clients.cloud:
+    service_mode = (
+        settings.api.auth_strategy == "keystone" and settings.keystone.trustee.configured
+    )
+    if not clients.cloud and not service_mode:
         return None
     # Imported here: openstacksdk takes half a second to import, which a cloud-free command
     # (the demo) should not pay.
     from thermik.clients.access import CloudAccesses  # noqa: PLC0415
-    from thermik.clients.credentials import LocalCloud  # noqa: PLC0415
+    from thermik.clients.credentials import CredentialSource, LocalCloud  # noqa: PLC0415
     from thermik.clients.pool import ClientPool  # noqa: PLC0415
+    from thermik.clients.trusts import KeystoneTrusts  # noqa: PLC0415
 
-    source = LocalCloud(clients.cloud, clients.cloud_config_file)
-    return CloudAccesses(ClientPool(clients), source, lambda root_id: stored_creds(store, root_id))
+    pool = ClientPool(clients)
+    source: CredentialSource
+    if clients.cloud:
+        source = LocalCloud(clients.cloud, clients.cloud_config_file)
+    else:
+        source = KeystoneTrusts(pool, settings.keystone)
+    return CloudAccesses(pool, source, lambda root_id: stored_creds(store, root_id))
+
+
+def build_stack_users(
+    settings: Settings, cloud: CloudAccesses | None, store: Store
+) -> StackUserServices | None:
+    """The stack domain users plugins get (servers' and wait condition handles' own Keystone
+    users), when a stack user domain is configured and the engine has a cloud."""
+    if cloud is None or not settings.keystone.stack_domain.configured:
+        return None
+    from thermik.clients.stack_users import StackDomainUsers  # noqa: PLC0415
+    from thermik.resources.stack_users import StackUsers  # noqa: PLC0415
+
+    return StackUsers(
+        StackDomainUsers(cloud.pool, settings.keystone),
+        root_of=lambda stack_id: store.get_stack(stack_id, show_deleted=True).root_id,
+    )
 
 
 def stored_creds(store: Store, root_id: str) -> UserCreds | None:

@@ -180,6 +180,16 @@ def test_user_creds_are_encrypted_at_rest(store: SqlStore) -> None:
         store.get_user_creds(creds_id)
 
 
+def test_deleting_user_creds_a_deleted_stack_stored(store: SqlStore) -> None:
+    creds_id = store.store_user_creds(UserCreds(id=0, trust_id="trust-1"))
+    stack = make_stack(store, user_creds_id=creds_id, current_traversal="T")
+    store.soft_delete_stack(stack.id, "T")
+    store.delete_user_creds(creds_id)
+    with pytest.raises(NotFound):
+        store.get_user_creds(creds_id)
+    assert store.get_stack(stack.id, show_deleted=True).user_creds_id is None
+
+
 def test_engine_registry_heartbeats(store: SqlStore, clock: FakeClock) -> None:
     record = store.register_engine("e1", "host-a", "thermik-engine", "engine", 10)
     assert record.last_heartbeat == clock.now
