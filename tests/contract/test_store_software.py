@@ -180,14 +180,13 @@ def test_user_creds_are_encrypted_at_rest(store: SqlStore) -> None:
         store.get_user_creds(creds_id)
 
 
-def test_deleting_user_creds_a_deleted_stack_stored(store: SqlStore) -> None:
-    creds_id = store.store_user_creds(UserCreds(id=0, trust_id="trust-1"))
-    stack = make_stack(store, user_creds_id=creds_id, current_traversal="T")
-    store.soft_delete_stack(stack.id, "T")
+def test_the_credentials_of_a_deleted_stack_can_be_deleted(store: SqlStore) -> None:
+    creds_id = store.store_user_creds(UserCreds(0, username="loopback"))
+    stack = make_stack(store, user_creds_id=creds_id)
     store.delete_user_creds(creds_id)
+    assert store.get_stack(stack.id).user_creds_id is None
     with pytest.raises(NotFound):
         store.get_user_creds(creds_id)
-    assert store.get_stack(stack.id, show_deleted=True).user_creds_id is None
 
 
 def test_engine_registry_heartbeats(store: SqlStore, clock: FakeClock) -> None:

@@ -191,13 +191,12 @@ class SqlSnapshots(SqlBase, SnapshotStore):
         return UserCreds(id=row.id, **{n: getattr(row, n) for n in _PLAIN_CREDS}, **secrets)
 
     def delete_user_creds(self, creds_id: int) -> None:
-        # The (soft-deleted) stacks that stored them let go first: their foreign key would
-        # refuse the delete.
-        detach = update(STACK).where(STACK.c.user_creds_id == creds_id).values(user_creds_id=None)
+        # A deleted stack's row stays (soft-deleted) and still points at its credentials.
+        unlink = update(STACK).where(STACK.c.user_creds_id == creds_id).values(user_creds_id=None)
         stmt = delete(USER_CREDS).where(USER_CREDS.c.id == creds_id)
 
-        def run(conn: Connection) -> None:
-            conn.execute(detach)
+        def write(conn: Connection) -> None:
+            conn.execute(unlink)
             conn.execute(stmt)
 
-        self._db.write(run)
+        self._db.write(write)

@@ -8,11 +8,11 @@ interrupted create finds it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from thermik.errors import PropertyError
-from thermik.resources.cloud_access import TAG_PREFIX, create_once
+from thermik.resources.cloud_access import TAG_PREFIX
 from thermik.resources.context import ResourceContext
 from thermik.resources.plugin import Props
 from thermik.resources.schema import PropertySchema, Type
@@ -61,40 +61,9 @@ def body(
     return out
 
 
-def create_marked(
-    ctx: ResourceContext,
-    props: Props,
-    find: Callable[[dict[str, str]], Iterable[Any]],
-    create: Callable[[dict[str, Any]], Any],
-    *,
-    field: str = "description",
-) -> Any:
-    """Create once (see :func:`create_once`), the creation tag in the create request itself.
-
-    ``field`` says where the tag goes: ``description`` (every Neutron resource has one and
-    Neutron filters on it; Heat's types but the security group set none) or ``tags`` (only
-    ports take tags in a create). ``create(fields)`` makes the resource with those extra
-    fields; ``find(filters)`` lists what matches. The user's ``tags`` go with a port's create,
-    after it for the others (Neutron takes no tags in their create). Returns what was made.
-    """
-    made: dict[str, Any] = {}
-
-    def found(tag: str) -> str | None:
-        matches = list(find({field: tag}))
-        if matches:
-            made["it"] = matches[0]
-            return str(matches[0].id)
-        return None
-
-    def new(tag: str) -> str:
-        extra: dict[str, Any] = {
-            field: [*(props.get("tags") or []), tag] if field == "tags" else tag
-        }
-        made["it"] = create(extra)
-        return str(made["it"].id)
-
-    create_once(ctx, found, new)
-    return made["it"]
+def first(found: Iterable[Any]) -> Any:
+    """The first of what a listing found, or ``None``."""
+    return next(iter(found), None)
 
 
 def user_tags(tags: Iterable[str]) -> list[str]:
