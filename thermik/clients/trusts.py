@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from typing import Any
+
+from openstack.connection import Connection
 
 from thermik.clients.credentials import Requester
 from thermik.clients.keystone import identity, v3_url
@@ -89,9 +92,12 @@ class KeystoneTrusts:
     def delegate(self, requester: Requester) -> UserCreds:
         """A new trust from the caller to the trustee, on the caller's project."""
         as_caller = self.pool.client(self.of_request(requester), "keystone")
-        trustor = requester.user_id or as_caller.call(lambda conn: conn.current_user_id)
+        # Keystone's own account of the token (what the API saw was extended with the roles
+        # Keystone's defaults imply, which a cloud may not define).
+        token = as_caller.call(_access)
+        trustor = str(token.user_id)
         trustee = self.trustee_user_id()
-        roles = self.settings.trusts_delegated_roles or requester.roles
+        roles = self.settings.trusts_delegated_roles or tuple(token.role_names)
         if not roles:
             raise CloudFault("the request's token carries no roles to delegate to a trust")
         try:
@@ -167,3 +173,9 @@ class KeystoneTrusts:
     def _trust_scoped(self, trust_id: str) -> Credential:
         options = {k: v for k, v in self._trustee_options.items() if k not in _SCOPE_OPTIONS}
         return Credential.from_auth(self.settings.trustee.auth_type, trust_id=trust_id, **options)
+
+
+def _access(conn: Connection) -> Any:
+    """The keystoneauth AccessInfo of ``conn``'s token (authenticating first if need be)."""
+    auth: Any = conn.session.auth
+    return auth.get_access(conn.session)
