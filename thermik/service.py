@@ -43,7 +43,7 @@ from thermik.resources import Registry
 
 if TYPE_CHECKING:
     from thermik.clients.access import CloudAccesses
-    from thermik.resources.stack_users import StackUserServices
+    from thermik.resources.stack_users import StackUsers
 
 #: The file under the state directory that holds the embedded default's encryption key.
 KEY_FILE = "auth_encryption_key"
@@ -162,7 +162,7 @@ def build_cloud(settings: Settings, store: Store) -> CloudAccesses | None:
 
 def build_stack_users(
     settings: Settings, cloud: CloudAccesses | None, store: Store
-) -> StackUserServices | None:
+) -> StackUsers | None:
     """The stack domain users plugins get (servers' and wait condition handles' own Keystone
     users), when a stack user domain is configured and the engine has a cloud."""
     if cloud is None or not settings.keystone.stack_domain.configured:
@@ -253,6 +253,7 @@ def start_engine(
             serve_delivery(settings, backend)
         deployments = build_deployments(settings, store, backend, policy)
         cloud = build_cloud(settings, store)
+        stack_users = build_stack_users(settings, cloud, store)
         nested = NestedStacks(
             store,
             registry,
@@ -269,6 +270,7 @@ def start_engine(
             nested=nested,
             cloud=cloud,
             release_credentials=None if cloud is None else cloud.source.release,
+            stack_users=stack_users,
             resume=False,
             budget=settings.limits.function_budget(),
         )

@@ -18,13 +18,16 @@ runs again after a crash takes the user the first run made (with a new password)
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from thermik.clients.stack_users import StackDomainUsers, StackUser
-from thermik.errors import PluginError
+from thermik.errors import PluginError, ThermikError
 from thermik.resources.cloud_access import creation_tag
 from thermik.resources.context import ResourceContext
+
+LOG = logging.getLogger(__name__)
 
 __all__ = ["StackUser", "StackUserServices", "StackUsers", "stack_user_services"]
 
@@ -100,3 +103,13 @@ class StackUsers:
 
     def delete_user(self, ctx: ResourceContext, user_id: str) -> None:
         self.domain.delete_user(user_id)
+
+    def forget_stack(self, root_stack_id: str) -> None:
+        """Delete a deleted stack tree's project and any user its resources left in it (the
+        engine calls it on its executor; a failure is logged, the stack stays deleted)."""
+        try:
+            self.domain.delete_project(root_stack_id)
+        except ThermikError as error:
+            LOG.warning(
+                "stack %s: its stack user project was not deleted: %s", root_stack_id, error
+            )

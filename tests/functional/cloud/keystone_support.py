@@ -14,8 +14,15 @@ from typing import Any
 from openstack.connection import Connection
 
 from tests.functional.cloud.cloud import CloudEnv
+from thermik.clients import ClientPool, Credential
 from thermik.clients.credentials import Requester
-from thermik.conf.settings import KeystoneSettings, StackDomainSettings, TrusteeSettings
+from thermik.clients.stack_users import setup_domain
+from thermik.conf.settings import (
+    ClientSettings,
+    KeystoneSettings,
+    StackDomainSettings,
+    TrusteeSettings,
+)
 
 
 def unique(what: str) -> str:
@@ -77,3 +84,36 @@ def revoke(cloud_env: CloudEnv, admin: Connection, token: str) -> None:
         f"{cloud_env.auth_url.rstrip('/')}/auth/tokens", headers={"X-Subject-Token": token}
     )
     assert response.status_code == 204, response.text
+
+
+@contextlib.contextmanager
+def stack_domain(cloud_env: CloudEnv) -> Iterator[StackDomainSettings]:
+    """A stack user domain of its own with its administrator, made by ``setup_domain`` as
+    ``thermik-manage keystone setup-domain`` makes it; deleted with all it holds."""
+    pool = ClientPool(ClientSettings(retry_limit=1))
+    admin = cloud_env.connect(admin=True)
+    name = unique("domain")
+    try:
+        as_admin = pool.client(
+            Credential.from_cloud(cloud_env.admin_cloud, str(cloud_env.config_file)), "keystone"
+        )
+        done = setup_domain(as_admin, name, "ks-admin", None)
+        assert done.password
+        yield StackDomainSettings(domain_name=name, admin="ks-admin", admin_password=done.password)
+    finally:
+        delete_domain(admin, name)
+        admin.close()
+        pool.close()
+
+
+def delete_domain(admin: Connection, name: str) -> None:
+    """Delete domain ``name`` with its users and projects (none is fine)."""
+    domain = admin.identity.find_domain(name)
+    if domain is None:
+        return
+    for user in admin.identity.users(domain_id=domain.id):
+        admin.identity.delete_user(user)
+    for project in admin.identity.projects(domain_id=domain.id):
+        admin.identity.delete_project(project)
+    admin.identity.update_domain(domain, is_enabled=False)
+    admin.identity.delete_domain(domain)

@@ -15,7 +15,12 @@ import pytest
 from openstack.connection import Connection
 
 from tests.functional.cloud.cloud import CloudEnv
-from tests.functional.cloud.keystone_support import keystone_settings, unique
+from tests.functional.cloud.keystone_support import (
+    delete_domain,
+    keystone_settings,
+    stack_domain,
+    unique,
+)
 from tests.unit.resources.harness import Context
 from thermik.clients import ClientPool, Credential
 from thermik.clients.stack_users import StackDomainUsers, project_name, setup_domain
@@ -42,35 +47,11 @@ def admin(cloud_env: CloudEnv) -> Iterator[Connection]:
     conn.close()
 
 
-def delete_domain(admin: Connection, name: str) -> None:
-    domain = admin.identity.find_domain(name)
-    if domain is None:
-        return
-    for user in admin.identity.users(domain_id=domain.id):
-        admin.identity.delete_user(user)
-    for project in admin.identity.projects(domain_id=domain.id):
-        admin.identity.delete_project(project)
-    admin.identity.update_domain(domain, is_enabled=False)
-    admin.identity.delete_domain(domain)
-
-
 @pytest.fixture(scope="module")
 def domain(cloud_env: CloudEnv) -> Iterator[StackDomainSettings]:
     """A stack user domain of the module's own, made by setup_domain."""
-    pool = ClientPool(ClientSettings(retry_limit=1))
-    admin = cloud_env.connect(admin=True)
-    name = unique("domain")
-    try:
-        as_admin = pool.client(
-            Credential.from_cloud(cloud_env.admin_cloud, str(cloud_env.config_file)), "keystone"
-        )
-        done = setup_domain(as_admin, name, "ks-admin", None)
-        assert done.password
-        yield StackDomainSettings(domain_name=name, admin="ks-admin", admin_password=done.password)
-    finally:
-        delete_domain(admin, name)
-        admin.close()
-        pool.close()
+    with stack_domain(cloud_env) as settings:
+        yield settings
 
 
 def token_of(pool: ClientPool, cloud_env: CloudEnv, **auth: str) -> Any:
