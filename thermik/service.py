@@ -173,6 +173,7 @@ def build_stack_users(
     return StackUsers(
         StackDomainUsers(cloud.pool, settings.keystone),
         root_of=lambda stack_id: store.get_stack(stack_id, show_deleted=True).root_id,
+        on_project=store.set_stack_user_project,
     )
 
 

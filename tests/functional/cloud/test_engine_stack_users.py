@@ -18,7 +18,7 @@ import pytest
 from openstack.connection import Connection
 
 from tests.functional.cloud.cloud import CloudEnv
-from tests.functional.cloud.engine import CloudEngine, local_settings
+from tests.functional.cloud.engine import CTX, CloudEngine, local_settings
 from tests.functional.cloud.keystone_support import keystone_settings, stack_domain
 from thermik.clients.stack_users import project_name
 from thermik.conf.settings import StackDomainSettings
@@ -94,6 +94,7 @@ def test_a_resources_stack_user_lives_and_dies_with_it(
         assert (user.domain_id, user.name.startswith(f"thermik-{stack.id}-")) == (domain_id, True)
         project = admin.identity.get_project(user.default_project_id)
         assert project.name == project_name(stack.id)
+        assert engine.service.show_stack(CTX, stack).stack_user_project_id == project.id
 
         view = engine.delete(stack)
         assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
