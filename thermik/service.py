@@ -17,6 +17,7 @@ or a free loopback port, so a local agent can reach them.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -44,6 +45,8 @@ from thermik.resources import Registry
 if TYPE_CHECKING:
     from thermik.clients.access import CloudAccesses
     from thermik.resources.stack_users import StackUsers
+
+LOG = logging.getLogger(__name__)
 
 #: The file under the state directory that holds the embedded default's encryption key.
 KEY_FILE = "auth_encryption_key"
@@ -143,6 +146,11 @@ def build_cloud(settings: Settings, store: Store) -> CloudAccesses | None:
         settings.api.auth_strategy == "keystone" and settings.keystone.trustee.configured
     )
     if not clients.cloud and not service_mode:
+        if settings.api.auth_strategy == "keystone":
+            LOG.warning(
+                "[api] auth_strategy = keystone without a [trustee] service user: stacks "
+                "cannot act on the cloud for their users (no trusts are made)"
+            )
         return None
     # Imported here: openstacksdk takes half a second to import, which a cloud-free command
     # (the demo) should not pay.
