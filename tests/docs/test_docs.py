@@ -10,6 +10,7 @@ HTML itself into a temporary directory.
 
 from __future__ import annotations
 
+import argparse
 import html
 import os
 import re
@@ -84,10 +85,10 @@ def test_every_resource_type_has_its_section(built: Path) -> None:
 def test_every_configuration_option_has_its_entry(built: Path) -> None:
     found = ids(page(built, "reference/config"))
     missing = [
-        f"{group or 'DEFAULT'}.{opt.name}"
+        f"{group or 'DEFAULT'}.{opt.dest}"
         for group, opts in list_opts()
         for opt in opts
-        if f"{group or 'DEFAULT'}.{opt.name}" not in found
+        if f"{group or 'DEFAULT'}.{opt.dest}" not in found
     ]
     assert not missing, f"options without a reference entry: {missing}"
 
@@ -123,11 +124,30 @@ def test_every_cli_command_has_its_entry(built: Path) -> None:
         assert not absent, f"thermik(1) lacks {absent}"
 
 
+def manage_words() -> set[str]:
+    """Every sub-command and option of thermik-manage, from its own argparse handler."""
+    parser = argparse.ArgumentParser()
+    manage.COMMAND.handler(parser.add_subparsers())
+    words: set[str] = set()
+    pending = [parser]
+    while pending:
+        for action in pending.pop()._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                words.update(action.choices)
+                pending.extend(action.choices.values())
+            words.update(o for o in action.option_strings if o.startswith("--") and o != "--help")
+    return words
+
+
 def test_the_service_man_pages_name_every_option_and_command() -> None:
     api_page = (SOURCE / "man" / "thermik-api.rst").read_text()
     assert [o.name for o in api_command.CLI_OPTS if f"--{o.name}" not in api_page] == []
     manage_page = (SOURCE / "man" / "thermik-manage.rst").read_text()
     assert [c for c in manage.COMMANDS if c not in manage_page] == []
+    words = manage_words()
+    assert "setup-domain" in words
+    assert "--stack-domain-admin" in words
+    assert [w for w in words if w not in manage_page] == []
     for name in ("thermik-api", "thermik-engine", "thermik-manage"):
         text = (SOURCE / "man" / f"{name}.rst").read_text()
         assert ".. include:: _common_options.rst" in text, name
