@@ -2,7 +2,8 @@
 
 :class:`NeutronResource` names the object's kind once (:attr:`NeutronResource.kind`, as
 openstacksdk names its methods: ``create_subnet``, ``get_subnet``, ``subnets`` ...) and gives
-the types what they share: a create that carries its creation tag, user tags set after it,
+the types what they share: a create that carries its creation tag in its description (found
+again by it, see :meth:`CloudResource.create_tagged`), user tags set after it,
 an update that sends only what changed, fetch and delete, a wait while Neutron reports
 ``BUILD``, and Heat's ``name`` rule (no name: the physical resource name).
 """
@@ -14,11 +15,10 @@ from typing import Any, ClassVar
 
 from thermik.clients.calls import CloudClient
 from thermik.errors import PluginError
-from thermik.resources.cloud_access import creation_tag
 from thermik.resources.cloud_resource import CloudResource, backoff
 from thermik.resources.constraints import CustomValidator
 from thermik.resources.context import ResourceContext, physical_resource_name
-from thermik.resources.neutron.common import create_marked, moved, set_user_tags
+from thermik.resources.neutron.common import first, moved, set_user_tags
 from thermik.resources.plugin import CheckResult, Progress, Props
 from thermik.resources.properties import Unresolved, never_unresolved
 
@@ -36,8 +36,6 @@ class NeutronResource(CloudResource):
     kind: ClassVar[str]
     #: The plural openstacksdk lists it with (``subnets``, ``ports``, ``ips`` ...).
     plural: ClassVar[str]
-    #: Where the creation tag goes (see :func:`create_marked`).
-    mark_field: ClassVar[str] = "description"
     #: Whether the object has a status to wait on after create and update.
     has_status: ClassVar[bool] = False
     #: Old property names Heat still takes (hidden), and the names they moved to.
@@ -64,24 +62,25 @@ class NeutronResource(CloudResource):
         return str(props.get("name") or physical_resource_name(ctx))
 
     def make(self, ctx: ResourceContext, props: Props, fields: Mapping[str, Any]) -> Any:
-        """Create the object with ``fields`` once (marked), record its id, set the user's
-        tags (unless they went with the create), and remember what Neutron answered."""
-        network_api = f"create_{self.kind}"
-        made = create_marked(
+        """Create the object with ``fields`` once (its creation tag in the description),
+        record its id, set the user's tags, and remember what Neutron answered."""
+        create = f"create_{self.kind}"
+        made = self.create_tagged(
             ctx,
-            props,
-            lambda filters: self.call(
-                ctx, lambda conn: list(getattr(conn.network, self.plural)(**filters))
+            lambda tag: self.call(
+                ctx, lambda conn: getattr(conn.network, create)(**fields, description=tag)
             ),
-            lambda extra: self.call(
-                ctx, lambda conn: getattr(conn.network, network_api)(**fields, **extra)
-            ),
-            field=self.mark_field,
         )
         ctx.set_physical_id(made.id)
-        if props.get("tags") and self.mark_field != "tags":
+        if props.get("tags"):
             made = self.call(ctx, lambda conn: set_user_tags(conn, made, props["tags"]))
         return self.seen(made)
+
+    def created_with(self, client: CloudClient, tag: str) -> Any:
+        listing = self.plural
+        return first(
+            client.call(lambda conn: list(getattr(conn.network, listing)(description=tag)))
+        )
 
     def change(
         self,
@@ -92,7 +91,7 @@ class NeutronResource(CloudResource):
         set_tags: bool = False,
     ) -> None:
         """Send an update of ``fields`` (when there are any), then the user's ``tags`` (when
-        ``set_tags``; a type whose creation tag is a tag keeps it)."""
+        ``set_tags``)."""
         assert ctx.physical_id is not None
         physical_id = ctx.physical_id
         if fields:
@@ -102,8 +101,7 @@ class NeutronResource(CloudResource):
             )
         if set_tags:
             current = self.current(ctx)
-            keep = creation_tag(ctx) if self.mark_field == "tags" else None
-            self.seen(self.call(ctx, lambda conn: set_user_tags(conn, current, tags, keep=keep)))
+            self.seen(self.call(ctx, lambda conn: set_user_tags(conn, current, tags)))
 
     def fetch(self, client: CloudClient, physical_id: str) -> Any:
         get = f"get_{self.kind}"

@@ -2,18 +2,19 @@
 
 Every Neutron type Heat has takes ``value_specs`` (extra body keys, for extensions the schema
 does not name) and most take ``tags``. A created resource carries its creation tag from the
-create call on (Neutron's ``tag-creation`` extension), which is how an engine that resumes an
-interrupted create finds it.
+create call on, in its description (Neutron refuses tags in the create of a network, router or
+security group, and Neutron 29 takes a port's but drops them), which is how an engine that
+resumes an interrupted create finds it; the user's tags are set after the create.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from thermik.errors import PropertyError
-from thermik.resources.cloud_access import TAG_PREFIX, create_once, find
+from thermik.resources.cloud_access import TAG_PREFIX, find
 from thermik.resources.context import ResourceContext
 from thermik.resources.plugin import Props
 from thermik.resources.schema import PropertySchema, SupportLevel, SupportStatus, Type
@@ -64,42 +65,9 @@ def body(
     return out
 
 
-def create_marked(
-    ctx: ResourceContext,
-    props: Props,
-    find: Callable[[dict[str, str]], Iterable[Any]],
-    create: Callable[[dict[str, Any]], Any],
-    *,
-    field: str = "description",
-) -> Any:
-    """Create once (see :func:`create_once`), the creation tag in the create request itself.
-
-    ``field`` says where the tag goes: ``description`` (every Neutron resource has one and
-    Neutron filters on it; Heat's types but the security group set none) or ``tags``. Neutron
-    refuses tags in the create of a network, router or security group, and Neutron 29 accepts
-    them in a port's create but drops them, so every type of this package uses the
-    description and sets the user's tags after the create. ``create(fields)`` makes the
-    resource with those extra fields; ``find(filters)`` lists what matches. Returns what was
-    made.
-    """
-    made: dict[str, Any] = {}
-
-    def found(tag: str) -> str | None:
-        matches = list(find({field: tag}))
-        if matches:
-            made["it"] = matches[0]
-            return str(matches[0].id)
-        return None
-
-    def new(tag: str) -> str:
-        extra: dict[str, Any] = {
-            field: [*(props.get("tags") or []), tag] if field == "tags" else tag
-        }
-        made["it"] = create(extra)
-        return str(made["it"].id)
-
-    create_once(ctx, found, new)
-    return made["it"]
+def first(found: Iterable[Any]) -> Any:
+    """The first of what a listing found, or ``None``."""
+    return next(iter(found), None)
 
 
 def user_tags(tags: Iterable[str]) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from thermik.clients.calls import CloudClient
 from thermik.errors import PropertyError
 from thermik.resources.cloud_access import create_once
 from thermik.resources.context import ResourceContext, ValidationContext
@@ -62,6 +63,10 @@ class SecurityGroupRule(NeutronResource):
             constraints=(r.CIDR,),
         ),
     }
+
+    def created_with(self, client: CloudClient, tag: str) -> Any:
+        # A rule carries no tag: a create run again finds it by its match instead.
+        return None
 
     def validate(self, props: Props, vctx: ValidationContext) -> None:
         if props.get("remote_group") is not None and props.get("remote_ip_prefix") is not None:
