@@ -51,7 +51,11 @@ def _id_or_name(
                 return str(get(conn, value).id)
             except sdk.NotFoundException:
                 pass  # a name may look like an id too
-        return _one(label, value, by_name(conn, value))
+        try:
+            return _one(label, value, by_name(conn, value))
+        except sdk.NotFoundException:
+            # The service lacks the extension (Neutron without QoS): nothing has that name.
+            raise CloudGone(f"The {label} ({value}) could not be found.") from None
 
     return lookup
 
@@ -134,6 +138,22 @@ LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
             "QoS Policy",
             lambda c, v: c.network.get_qos_policy(v),
             lambda c, v: c.network.qos_policies(name=v),
+        ),
+    ),
+    "neutron.subnetpool": (
+        "neutron",
+        _id_or_name(
+            "Subnet Pool",
+            lambda c, v: c.network.get_subnet_pool(v),
+            lambda c, v: c.network.subnet_pools(name=v),
+        ),
+    ),
+    "neutron.segment": (
+        "neutron",
+        _id_or_name(
+            "Segment",
+            lambda c, v: c.network.get_segment(v),
+            lambda c, v: c.network.segments(name=v),
         ),
     ),
     "neutron.floating_ip": (

@@ -6,6 +6,10 @@ says how to create, fetch, update and remove its kind of thing:
 * the service's client, acting as the stack's user (:meth:`CloudResource.client`);
 * delete that treats "already gone" as done, and waits (polling with backoff) for types whose
   deletion the cloud finishes later (:attr:`CloudResource.delete_waits`);
+* no orphans: a version whose create an engine crash interrupted may have made its resource
+  without the engine learning its id; delete finds it by its creation tag
+  (:meth:`CloudResource.created_with`) and deletes it, so neither the version's retry nor its
+  replacement leaves the first one behind;
 * check that fails with the cloud's answer when the resource went missing out of band;
 * attributes read from one fetch of the resource: a plugin instance serves one call, so the
   object the last poll of an action fetched also answers the attributes asked right after.
@@ -18,7 +22,7 @@ from typing import Any, ClassVar, TypeVar
 
 from thermik.clients.calls import CloudClient
 from thermik.errors import CloudGone, PluginError
-from thermik.resources.cloud_access import cloud_access
+from thermik.resources.cloud_access import CREATE_STARTED_KEY, cloud_access, create_once
 from thermik.resources.context import ResourceContext
 from thermik.resources.plugin import CheckResult, PollAfter, Progress, Props, ResourcePlugin
 from thermik.resources.schema import SHOW_ATTRIBUTE
@@ -70,6 +74,14 @@ class CloudResource(ResourcePlugin):
         """The attribute values of a fetched physical resource."""
         return {}
 
+    def created_with(self, client: CloudClient, tag: str) -> Any:
+        """The physical resource that carries creation tag ``tag``, or ``None``.
+
+        Types whose create sends the tag (see :func:`create_once`) implement it; the default
+        finds nothing (the type cannot be orphaned, or cannot tell).
+        """
+        return None
+
     # -- shared behaviour ---------------------------------------------------------------------
 
     def client(self, ctx: ResourceContext) -> CloudClient:
@@ -100,22 +112,53 @@ class CloudResource(ResourcePlugin):
         self._seen = None
         return self.current(ctx)
 
+    def create_tagged(self, ctx: ResourceContext, make: Callable[[str], Any]) -> Any:
+        """Create once (see :func:`create_once`): ``make(tag)`` creates the resource carrying
+        ``tag``; a create an engine crash interrupted finds the first one's with
+        :meth:`created_with` instead. Returns the resource (as made or found)."""
+        made: list[Any] = []
+
+        def find(tag: str) -> str | None:
+            found = self.created_with(self.client(ctx), tag)
+            made[:] = [found] if found is not None else []
+            return None if found is None else str(found.id)
+
+        def new(tag: str) -> str:
+            made[:] = [make(tag)]
+            return str(made[0].id)
+
+        create_once(ctx, find, new)
+        return self.seen(made[0])
+
+    def physical_or_orphan(self, ctx: ResourceContext) -> str | None:
+        """The physical id; for a version without one whose create was started, the id of
+        what that create made (found by its creation tag), if anything."""
+        if ctx.physical_id is not None:
+            return ctx.physical_id
+        tag = ctx.data.get(CREATE_STARTED_KEY)
+        if tag is None:
+            return None
+        found = self.created_with(self.client(ctx), tag)
+        return None if found is None else str(found.id)
+
     def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        if ctx.physical_id is None:
+        physical_id = self.physical_or_orphan(ctx)
+        if physical_id is None:
             return None
         try:
-            self.remove(self.client(ctx), ctx.physical_id)
+            self.remove(self.client(ctx), physical_id)
         except CloudGone:
             return None
-        return Progress({"waiting": True}) if self.delete_waits else None
+        return Progress({"waiting": physical_id}) if self.delete_waits else None
 
     def check_delete_complete(
         self, ctx: ResourceContext, props: Props, progress: Progress | None
     ) -> CheckResult:
-        if progress is None or ctx.physical_id is None:
+        physical_id = (progress.state if progress else {}).get("waiting")
+        if not isinstance(physical_id, str):
             return True
         try:
-            self.refresh(ctx)
+            self.fetch(self.client(ctx), physical_id)
         except CloudGone:
             return True
         return backoff(progress)

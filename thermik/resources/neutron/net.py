@@ -14,7 +14,7 @@ from thermik.resources.neutron.common import (
     TAGS,
     VALUE_SPECS,
     body,
-    create_marked,
+    first,
     set_user_tags,
 )
 from thermik.resources.plugin import Progress, Props
@@ -129,12 +129,10 @@ class Net(CloudResource):
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
         fields = self._body(ctx, props, self.properties_schema, update=False)
         fields["name"] = props.get("name") or physical_resource_name(ctx)
-        network = create_marked(
+        network = self.create_tagged(
             ctx,
-            props,
-            lambda filters: self.call(ctx, lambda conn: list(conn.network.networks(**filters))),
-            lambda extra: self.call(
-                ctx, lambda conn: conn.network.create_network(**fields, **extra)
+            lambda tag: self.call(
+                ctx, lambda conn: conn.network.create_network(**fields, description=tag)
             ),
         )
         ctx.set_physical_id(network.id)
@@ -156,6 +154,9 @@ class Net(CloudResource):
             tags = new_props.get("tags")
             self.seen(self.call(ctx, lambda conn: set_user_tags(conn, self._seen, tags)))
         return None
+
+    def created_with(self, client: CloudClient, tag: str) -> Any:
+        return first(client.call(lambda conn: conn.network.networks(description=tag)))
 
     def fetch(self, client: CloudClient, physical_id: str) -> Any:
         return client.call(lambda conn: conn.network.get_network(physical_id))

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from thermik.clients.calls import CloudClient
 from thermik.clients.lookups import looks_like_id
 from thermik.errors import CloudGone, PluginError, PropertyError, ThermikError
-from thermik.resources.cloud_access import TAG_PREFIX, cloud_access, create_once, find
+from thermik.resources.cloud_access import TAG_PREFIX, cloud_access, find
 from thermik.resources.cloud_resource import CloudResource
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.nova import server_steps
@@ -133,20 +133,16 @@ class Server(CloudResource):
         networks = nova_networks(ctx, props.get("networks"), props.get("security_groups"))
         if networks is not None:
             fields["networks"] = networks
-        made: dict[str, Any] = {}
-
-        def found(tag: str) -> str | None:
-            matches = self.call(ctx, lambda c: list(c.compute.servers(tags=tag)))
-            return str(matches[0].id) if matches else None
-
-        def new(tag: str) -> str:
-            tags = [*(props.get("tags") or []), tag]
-            made["it"] = self.call(
-                ctx, lambda c: c.compute.create_server(**fields, tags=tags), idempotent=False
-            )
-            return str(made["it"].id)
-
-        ctx.set_physical_id(create_once(ctx, found, new))
+        tags = list(props.get("tags") or [])
+        server = self.create_tagged(
+            ctx,
+            lambda tag: self.call(
+                ctx,
+                lambda c: c.compute.create_server(**fields, tags=[*tags, tag]),
+                idempotent=False,
+            ),
+        )
+        ctx.set_physical_id(str(server.id))
         return server_steps.steps(("boot", {}), started=True)
 
     def check_create_complete(
@@ -251,6 +247,10 @@ class Server(CloudResource):
     def fetch(self, client: CloudClient, physical_id: str) -> Any:
         return client.call(lambda c: c.compute.get_server(physical_id))
 
+    def created_with(self, client: CloudClient, tag: str) -> Any:
+        found = client.call(lambda c: list(c.compute.servers(tags=tag)))
+        return found[0] if found else None
+
     def remove(self, client: CloudClient, physical_id: str) -> None:
         client.call(lambda c: c.compute.delete_server(physical_id, ignore_missing=False))
 
@@ -266,14 +266,15 @@ class Server(CloudResource):
     ) -> CheckResult:
         """Gone (or DELETED): done, once the server's own ports are deleted too. A server
         that goes to ERROR while deleted fails the delete with Nova's reason."""
-        if progress is None or ctx.physical_id is None:
+        physical_id = (progress.state if progress else {}).get("waiting")
+        if progress is None or not isinstance(physical_id, str):
             delete_internal_ports(ctx)
             return True
         polls = int(progress.state.get("polls", 0))
         if polls == 0:
             return server_steps.later(progress)
         try:
-            server = self.refresh(ctx)
+            server = self.fetch(self.client(ctx), physical_id)
         except CloudGone:
             delete_internal_ports(ctx)
             return True
@@ -286,7 +287,6 @@ class Server(CloudResource):
                 f"Server {server.name} delete failed: {server_steps.fault_reason(server)}"
             )
         if status == "SOFT_DELETED":
-            physical_id = ctx.physical_id
             self.call(ctx, lambda c: c.compute.force_delete_server(physical_id))
         return server_steps.later(progress)
 
