@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from thermik.actors import steps
+from thermik.actors import steps, suspension
 from thermik.actors.plan import TraversalPlan, plugin_class
 from thermik.actors.resolution import NodeResolution
 from thermik.actors.retention import RETAIN, read_retained
@@ -69,6 +69,15 @@ def definition(plan: TraversalPlan) -> StackDefinition:
 def plugin_for(services: Services, plan: TraversalPlan, name: str) -> type[ResourcePlugin]:
     """The plugin class of resource ``name`` in the traversal's template."""
     return plugin_class(services.registry, definition(plan), name)
+
+
+def release_dead(services: Services, plan: TraversalPlan | None, row: Resource) -> Resource:
+    """Release the lock of a dead engine on ``row`` (see :func:`suspension.release_dead`)."""
+    try:
+        plugin: type[ResourcePlugin] | None = stored_plugin(services, plan, row)
+    except ThermikError:
+        plugin = None
+    return suspension.release_dead(services.store, row, plugin)
 
 
 def stored_plugin(

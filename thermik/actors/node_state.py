@@ -192,7 +192,7 @@ class NodeState(abc.ABC):
                 self.row = fresh
                 self._wait(Waiting.LOCK, None)
                 return
-            fresh = rows.steal(self.store, fresh)
+            fresh = node_rules.release_dead(self.services, self.plan, fresh)
         elif self.attempts >= LOCK_ATTEMPTS:
             raise LockConflict(f"resource {fresh.name} keeps changing; could not lock it")
         self.row = fresh

@@ -60,11 +60,13 @@ class NodeSuspension(NodeOutcomes):
 
     def _resumed_complete(self, result: steps.Completed) -> None:
         """The resumed action ended: a converging node now converges the row as usual (the
-        traversal may converge to another template than the suspended action did)."""
+        traversal may converge to another template than the suspended action did), and a
+        node of another action than the resumed one (a delete that found a create to finish)
+        now does its own."""
         row = self.row
         assert row is not None
         self.resumed = False
-        if not node_rules.converges(self.check):
+        if not node_rules.converges(self.check) and self.check.action.value == row.action:
             self._complete(result)
             return
         changes = ResourceChanges(physical_resource_id=node_rules.physical_change(self.call))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from thermik.actors import rows
+from thermik.actors import node_rules
 from thermik.actors.services import Services
 from thermik.engine.messages import ResumeStack
 from thermik.errors import Conflict, NotFound, ThermikError
@@ -71,7 +71,7 @@ def release_dead_locks(services: Services, claimed: Claim) -> int:
         if holder != claimed.previous and services.engine_alive(holder):
             continue
         try:
-            rows.steal(services.store, row)
+            node_rules.release_dead(services, None, row)
             released += 1
         except Conflict:
             continue

@@ -5,8 +5,10 @@ action it runs is *suspended*: the row keeps its ``<ACTION>_IN_PROGRESS`` state 
 released, and the plugin's :class:`~thermik.resources.plugin.Progress` (JSON by contract) is
 stored in the version's data. The next engine's traversal finds the unlocked IN_PROGRESS row,
 locks it again and continues polling from that progress, or retries the action when none was
-recorded. Rows still locked by an engine that died (SIGKILL) are not touched here: recovery
-releases them as FAILED (:func:`thermik.actors.rows.steal`).
+recorded. Rows still locked by an engine that died (SIGKILL) are released by
+:func:`release_dead`: as suspended with no progress known when their plugin can run the action
+again safely (a cloud type's create finds what the dead engine's made), else as FAILED
+(:func:`thermik.actors.rows.steal`), as Heat does.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from thermik.actors import rows
 from thermik.engine.states import Status
 from thermik.persistence.resource_values import Resource, ResourceChanges
 from thermik.persistence.store import Store
-from thermik.persistence.values import Keep
-from thermik.resources.plugin import Operation, Progress
+from thermik.persistence.values import KEEP, Keep
+from thermik.resources.plugin import Operation, Progress, ResourcePlugin
 
 #: The data key holding a suspended action's progress (JSON of ``Progress.state``).
 PROGRESS_KEY = "__thermik_suspended_progress__"
@@ -63,6 +66,23 @@ def suspend(
     )
     key = store.unlock_resource(row.id, engine_id, row.atomic_key, changes)
     return dataclasses.replace(row, atomic_key=key, engine_id=None)
+
+
+def release_dead(store: Store, row: Resource, plugin: type[ResourcePlugin] | None) -> Resource:
+    """Release the lock of an engine that died on ``row``: resumable (IN_PROGRESS, unlocked,
+    progress unknown, so the next engine starts the action again) when ``plugin`` says its
+    interrupted action may restart, else FAILED."""
+    operation = operation_of(row)
+    if (
+        plugin is None
+        or row.engine_id is None
+        or row.status != Status.IN_PROGRESS.value
+        or operation is None
+        or not plugin.restarts_after_crash(operation)
+    ):
+        return rows.steal(store, row)
+    store.delete_resource_data(row.id, PROGRESS_KEY)
+    return suspend(store, row, row.engine_id, Suspended(), KEEP)
 
 
 def is_suspended(row: Resource) -> bool:

@@ -24,7 +24,14 @@ from thermik.clients.calls import CloudClient
 from thermik.errors import CloudGone, PluginError
 from thermik.resources.cloud_access import CREATE_STARTED_KEY, cloud_access, create_once
 from thermik.resources.context import ResourceContext
-from thermik.resources.plugin import CheckResult, PollAfter, Progress, Props, ResourcePlugin
+from thermik.resources.plugin import (
+    CheckResult,
+    Operation,
+    PollAfter,
+    Progress,
+    Props,
+    ResourcePlugin,
+)
 from thermik.resources.schema import SHOW_ATTRIBUTE
 
 T = TypeVar("T")
@@ -83,6 +90,14 @@ class CloudResource(ResourcePlugin):
         return None
 
     # -- shared behaviour ---------------------------------------------------------------------
+
+    @classmethod
+    def restarts_after_crash(cls, operation: Operation) -> bool:
+        """A create runs again when the type finds what an interrupted create made (it
+        implements :meth:`created_with`); a delete always may (gone is done)."""
+        if operation is Operation.DELETE:
+            return True
+        return operation is Operation.CREATE and cls.created_with is not CloudResource.created_with
 
     def client(self, ctx: ResourceContext) -> CloudClient:
         """The client of :attr:`service`, as the stack's user."""

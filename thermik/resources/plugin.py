@@ -157,6 +157,16 @@ class ResourcePlugin(abc.ABC):
         return cls.store_only
 
     @classmethod
+    def restarts_after_crash(cls, operation: Operation) -> bool:
+        """Whether ``operation``, interrupted by an engine that died, may simply be run again
+        by the next engine, on the same version, rather than fail (Heat's "Worker went down").
+
+        Only for actions that cannot make something twice: a create that finds what an
+        interrupted one made (cloud types' creation tags), a delete for which gone is done.
+        """
+        return False
+
+    @classmethod
     def checks(cls) -> bool:
         """Whether the plugin checks its physical resource (overrides :meth:`check`). As in
         Heat, a stack CHECK does not check one that does not: it records that it cannot."""
