@@ -16,6 +16,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from concurrent import futures
 from concurrent.futures import Executor, Future
 from typing import Any
 
@@ -48,6 +49,8 @@ from thermik.delivery.stores import GenerationStore, MetadataSource
 from thermik.errors import DeliveryError, Failure, GenerationConflict
 
 LOG = logging.getLogger(__name__)
+#: Longest wait, when the actor stops, for the delivery effects it still has running.
+STOP_GRACE = 10.0
 
 _MAX_BUMP_RACES = 50
 
@@ -143,6 +146,7 @@ class ServerMetadataActor(pykka.ThreadingActor):
         self._notify = notify
         self._writer = MetadataWriter(runner.server_id, policy, clock=clock, rng=rng)
         self._timers: set[threading.Timer] = set()
+        self._running: set[Future[object]] = set()
 
     def on_receive(self, message: Any) -> Any:
         """Dispatch the actor's mail to the writer and run what it asks for."""
@@ -158,10 +162,13 @@ class ServerMetadataActor(pykka.ThreadingActor):
         return None
 
     def on_stop(self) -> None:
-        """Cancel pending backoffs; effects still running finish into a dead letter box."""
+        """Cancel pending backoffs and let effects still running finish (into a dead letter
+        box), so that once the actor is stopped no write of its can land any more: the
+        server's endpoint is revoked right after."""
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
+        futures.wait(self._running, timeout=STOP_GRACE)
 
     def _tell(self, message: EffectDone | TimerFired) -> None:
         with contextlib.suppress(pykka.ActorDeadError):
@@ -172,6 +179,8 @@ class ServerMetadataActor(pykka.ThreadingActor):
             match command:
                 case RunEffect(token=token, effect=effect):
                     future = self._executor.submit(self._runner.run, effect)
+                    self._running = {f for f in self._running if not f.done()}
+                    self._running.add(future)
                     future.add_done_callback(self._effect_callback(token))
                 case StartTimer(token=token, delay=delay):
                     self._start_timer(token, delay)

@@ -26,7 +26,7 @@ from thermik.delivery.messages import (
     MetadataDelivered,
     MetadataDeliveryFailed,
 )
-from thermik.delivery.metadata_actor import EffectRunner, ServerMetadataActor
+from thermik.delivery.metadata_actor import STOP_GRACE, EffectRunner, ServerMetadataActor
 from thermik.delivery.metadata_writer import DeliveryPolicy
 from thermik.delivery.stores import GenerationStore
 from thermik.deployments.source import ServerEndpoints, StoreMetadataSource
@@ -107,11 +107,13 @@ class MetadataWriters:
         ref.stop(block=False)
 
     def stop(self, server_id: str) -> None:
-        """Stop the server's actor, delivered or not (its server is going away)."""
+        """Stop the server's actor, delivered or not (its server is going away), and wait
+        until no write of its can land any more."""
         with self._lock:
             ref = self._actors.pop(server_id, None)
         if ref is not None:
             ref.stop(block=False)
+            ref.actor_stopped.wait(STOP_GRACE + 5)
 
     def live(self) -> list[str]:
         """Servers whose actor runs now."""

@@ -310,6 +310,18 @@ def get_status(url: str) -> int:
         return error.code
 
 
+def served_at(url: str, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    deadline = time.monotonic() + 10
+    while True:
+        if get_status(url) == 200:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                served: dict[str, Any] = json.loads(response.read())
+            if check(served):
+                return served
+        assert time.monotonic() < deadline, "the document never got there"
+        time.sleep(0.02)
+
+
 def test_a_server_created_after_its_endpoint_is_served_once_bound(builtin: World) -> None:
     service = builtin.service
     reserved = service.reserve_server(
@@ -324,12 +336,7 @@ def test_a_server_created_after_its_endpoint_is_served_once_bound(builtin: World
     assert bound.agent_config == reserved.agent_config
     assert service.server_agent_config("nova-1") == reserved.agent_config
     state = service.start_action(builtin.request(server_id="nova-1"), None)
-    deadline = time.monotonic() + 10
-    while get_status(url) != 200:
-        assert time.monotonic() < deadline, "the bound server's document never got there"
-        time.sleep(0.02)
-    with urllib.request.urlopen(url, timeout=10) as response:
-        served = json.loads(response.read())
+    served = served_at(url, lambda d: bool(d["deployments"]))
     assert served["role"] == "db"
     assert served["os-collect-config"] == reserved.agent_config
     assert [d["id"] for d in served["deployments"]] == [state.handle.config_id]
