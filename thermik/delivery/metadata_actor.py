@@ -11,6 +11,7 @@ Reports go to the ``notify`` callback (typically another actor's ``tell``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import random
 import threading
@@ -122,6 +123,12 @@ def outcome_of(future: Future[object]) -> Outcome:
     return Outcome(failure=Failure.from_exception(exc))
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Quiesce:
+    """Ask it of a :class:`ServerMetadataActor` before stopping it: it starts no more effects
+    and answers once those running have finished (or after :data:`STOP_GRACE`)."""
+
+
 class ServerMetadataActor(pykka.ThreadingActor):
     """Owns one server's metadata document; tell it :class:`MetadataChanged`.
 
@@ -147,6 +154,7 @@ class ServerMetadataActor(pykka.ThreadingActor):
         self._writer = MetadataWriter(runner.server_id, policy, clock=clock, rng=rng)
         self._timers: set[threading.Timer] = set()
         self._running: set[Future[object]] = set()
+        self._quiet = False
 
     def on_receive(self, message: Any) -> Any:
         """Dispatch the actor's mail to the writer and run what it asks for."""
@@ -157,24 +165,28 @@ class ServerMetadataActor(pykka.ThreadingActor):
                 self._execute(self._writer.effect_done(token, outcome))
             case TimerFired(token=token):
                 self._execute(self._writer.timer_fired(token))
+            case Quiesce():
+                # The server is going away: start nothing more, and let what runs land now
+                # rather than after its endpoint is revoked.
+                self._quiet = True
+                futures.wait(self._running, timeout=STOP_GRACE)
             case _:
                 LOG.warning("ServerMetadataActor ignores %r", message)
         return None
 
     def on_stop(self) -> None:
-        """Cancel pending backoffs and let effects still running finish (into a dead letter
-        box), so that once the actor is stopped no write of its can land any more: the
-        server's endpoint is revoked right after."""
+        """Cancel pending backoffs; effects still running finish into a dead letter box."""
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
-        futures.wait(self._running, timeout=STOP_GRACE)
 
     def _tell(self, message: EffectDone | TimerFired) -> None:
         with contextlib.suppress(pykka.ActorDeadError):
             self.actor_ref.tell(message)
 
     def _execute(self, commands: list[Command]) -> None:
+        if self._quiet:
+            return
         for command in commands:
             match command:
                 case RunEffect(token=token, effect=effect):

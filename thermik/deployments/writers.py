@@ -12,6 +12,7 @@ fails with the writer's reason.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 from collections.abc import Callable
@@ -26,7 +27,12 @@ from thermik.delivery.messages import (
     MetadataDelivered,
     MetadataDeliveryFailed,
 )
-from thermik.delivery.metadata_actor import STOP_GRACE, EffectRunner, ServerMetadataActor
+from thermik.delivery.metadata_actor import (
+    STOP_GRACE,
+    EffectRunner,
+    Quiesce,
+    ServerMetadataActor,
+)
 from thermik.delivery.metadata_writer import DeliveryPolicy
 from thermik.delivery.stores import GenerationStore
 from thermik.deployments.source import ServerEndpoints, StoreMetadataSource
@@ -112,8 +118,9 @@ class MetadataWriters:
         with self._lock:
             ref = self._actors.pop(server_id, None)
         if ref is not None:
+            with contextlib.suppress(pykka.ActorDeadError, pykka.Timeout):
+                ref.ask(Quiesce(), timeout=STOP_GRACE + 5)
             ref.stop(block=False)
-            ref.actor_stopped.wait(STOP_GRACE + 5)
 
     def live(self) -> list[str]:
         """Servers whose actor runs now."""
