@@ -51,7 +51,11 @@ def _id_or_name(
                 return str(get(conn, value).id)
             except sdk.NotFoundException:
                 pass  # a name may look like an id too
-        return _one(label, value, by_name(conn, value))
+        try:
+            return _one(label, value, by_name(conn, value))
+        except sdk.NotFoundException:
+            # The service lacks the extension (Neutron without QoS): nothing has that name.
+            raise CloudGone(f"The {label} ({value}) could not be found.") from None
 
     return lookup
 
@@ -126,6 +130,14 @@ LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
             "Security Group",
             lambda c, v: c.network.get_security_group(v),
             lambda c, v: c.network.security_groups(name=v, project_id=c.current_project_id),
+        ),
+    ),
+    "neutron.qos_policy": (
+        "neutron",
+        _id_or_name(
+            "QoS Policy",
+            lambda c, v: c.network.get_qos_policy(v),
+            lambda c, v: c.network.qos_policies(name=v),
         ),
     ),
     "neutron.floating_ip": (
