@@ -17,6 +17,8 @@ import dataclasses
 import uuid
 from collections.abc import Iterator
 
+from openstack.identity.v3 import _proxy as identity_v3
+
 from tests.functional.cloud.cloud import CloudEnv
 
 
@@ -39,6 +41,7 @@ def agent_identity(cloud: CloudEnv, prefix: str, zaqar_url: str) -> Iterator[Age
     """A project, a member user and a region whose ``messaging`` endpoint is ``zaqar_url``."""
     admin = cloud.connect(admin=True)
     identity = admin.identity
+    assert isinstance(identity, identity_v3.Proxy), "the loopback cloud speaks Keystone v3"
     name = f"{prefix}-{uuid.uuid4().hex[:8]}"
     password = uuid.uuid4().hex
     with contextlib.ExitStack() as undo:
