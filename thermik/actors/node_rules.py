@@ -26,6 +26,7 @@ from thermik.persistence.resource_values import Resource, ResourceChanges
 from thermik.persistence.store import Store
 from thermik.persistence.values import KEEP, Keep
 from thermik.resources.context import StackIdentity
+from thermik.resources.net_constraints import PURE_CONSTRAINTS
 from thermik.resources.plugin import Operation, Props, ResourcePlugin
 from thermik.resources.schema import declared_secrets
 from thermik.resources.template_resource import TemplateResource
@@ -112,7 +113,7 @@ def resolve(
     raw = definition(plan).resolve_properties(check.name, context)
     path = ("resources", check.name, "properties")
     try:
-        props = plugin_cls.check_properties(raw, path=path)
+        props = plugin_cls.check_properties(raw, path=path, custom_constraints=PURE_CONSTRAINTS)
         schemas = (plugin_cls.properties_schema, plugin_cls.attributes_schema)
         for section, name in declared_secrets(*schemas, props):
             store.require_encryption("resources", check.name, section, name)

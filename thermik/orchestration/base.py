@@ -21,6 +21,7 @@ from thermik.orchestration.descriptions import TemplateDescriptions
 from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, RawTemplate, Stack
 from thermik.resources import CustomValidator, Registry
+from thermik.resources.net_constraints import with_pure
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
 from thermik.template.budget import Budget
 
@@ -115,19 +116,36 @@ class Base:
         self.clouds = clouds
         self.descriptions = TemplateDescriptions(store)
 
-    def constraints(self, ctx: RequestContext) -> Mapping[str, CustomValidator] | None:
-        """The cloud's custom constraint validators for one request (None: no cloud)."""
-        return None if self.clouds is None else self.clouds.constraints(ctx)
+    def constraints(self, ctx: RequestContext) -> Mapping[str, CustomValidator]:
+        """The custom constraint validators of one request: the cloud-free ones, and the
+        cloud's when there is a cloud."""
+        return with_pure(None if self.clouds is None else self.clouds.constraints(ctx))
 
     def find_stack(
         self, ctx: RequestContext, identity: StackIdentity, *, live: bool = False
     ) -> Stack:
-        """The stack ``identity`` names in the caller's tenant (deleted ones unless ``live``)."""
+        """The stack ``identity`` names in the caller's tenant (deleted ones unless ``live``).
+
+        A stack user (the Keystone user of a server's agent or a wait condition handle) calls
+        with a token of its stack's stack user project, which finds the stack as Heat finds
+        it; the policy limits such a caller to signals and metadata.
+        """
         try:
             stack = self.store.get_stack(identity.id, tenant=ctx.tenant, show_deleted=not live)
         except StackNotFound:
-            raise not_found(identity.name) from None
+            stack = self._of_stack_user_project(ctx, identity, live)
         if stack.name != identity.name:
+            raise not_found(identity.name)
+        return stack
+
+    def _of_stack_user_project(
+        self, ctx: RequestContext, identity: StackIdentity, live: bool
+    ) -> Stack:
+        try:
+            stack = self.store.get_stack(identity.id, show_deleted=not live)
+        except StackNotFound:
+            raise not_found(identity.name) from None
+        if stack.stack_user_project_id is None or stack.stack_user_project_id != ctx.tenant:
             raise not_found(identity.name)
         return stack
 
