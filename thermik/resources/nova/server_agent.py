@@ -3,11 +3,12 @@
 A Nova server boots with its agent's configuration in its user_data, so its metadata endpoint
 must exist before the server does:
 
-1. :func:`boot_user_data`, before the Nova create: with ``user_data_format: SOFTWARE_CONFIG``,
-   reserves the endpoint through the engine's software services (named by the stack and the
-   resource version, so a create resumed after a crash reserves the same one), keeps its record
-   under :data:`~thermik.resources.software_services.SERVER_ENDPOINT_KEY` and returns the
-   base64 user_data (any format) for Nova's create call;
+1. :func:`boot_user_data` (or :func:`boot_text`, the same before base64), before the Nova
+   create: with ``user_data_format: SOFTWARE_CONFIG``, reserves the endpoint through the
+   engine's software services (named by the stack and the resource version, so a create
+   resumed after a crash reserves the same one), keeps its record under
+   :data:`~thermik.resources.software_services.SERVER_ENDPOINT_KEY` and returns the user_data
+   (any format) for Nova's create call;
 2. :func:`bind_endpoint`, once the server's id is known: the endpoint serves that server, and
    deployments to it are delivered (idempotent: call it on every resumed create, too);
 3. :func:`agent_config` is the ``os_collect_config`` attribute;
@@ -60,7 +61,19 @@ def boot_user_data(
     credentials: Mapping[str, str] | None = None,
     instance_user: str | None = None,
 ) -> str | None:
-    """The base64 user_data for Nova's create call.
+    """The base64 user_data for Nova's create call (:func:`boot_text`, encoded)."""
+    text = boot_text(ctx, props, credentials=credentials, instance_user=instance_user)
+    return encode_user_data(text)
+
+
+def boot_text(
+    ctx: ResourceContext,
+    props: Mapping[str, Any],
+    *,
+    credentials: Mapping[str, str] | None = None,
+    instance_user: str | None = None,
+) -> str | None:
+    """The user_data text a server boots with, before Nova's base64.
 
     ``props`` are the server's properties (``user_data``, ``user_data_format``,
     ``software_config_transport``); ``credentials`` the agent's own (the stack domain user's)
@@ -68,7 +81,7 @@ def boot_user_data(
 
     Raises:
         PluginError: the engine offers no software deployment services, or not the transport.
-        PropertyError: bad metadata or user_data, or too long once built.
+        PropertyError: bad metadata or user_data.
     """
     fmt = str(props.get("user_data_format") or "HEAT_CFNTOOLS")
     content = user_data_content(props.get("user_data") or None, fmt, _find_config(ctx))
@@ -83,7 +96,7 @@ def boot_user_data(
         )
         ctx.data.set(SERVER_ENDPOINT_KEY, json.dumps(dict(endpoint.record)), redact=True)
         metadata = server_metadata({}, endpoint.agent_config)
-    return encode_user_data(build_user_data(fmt, content, metadata, instance_user=instance_user))
+    return build_user_data(fmt, content, metadata, instance_user=instance_user)
 
 
 def _record(ctx: ResourceContext) -> dict[str, Any] | None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import email
 import email.message
+import hashlib
 import json
 import uuid
 from collections.abc import Callable, Mapping
@@ -127,8 +128,12 @@ def _text_of(part: email.message.Message) -> str:
 
 
 def multipart(parts: list[Part]) -> str:
-    """The multipart MIME message of ``parts``, each an attachment with its file name."""
-    message = MIMEMultipart()
+    """The multipart MIME message of ``parts``, each an attachment with its file name.
+
+    The boundary derives from the content, so the same parts always make the same message.
+    """
+    digest = hashlib.sha256(json.dumps([list(p) for p in parts]).encode()).hexdigest()
+    message = MIMEMultipart(boundary=f"==============={digest[:32]}==")
     for part in parts:
         charset = "us-ascii" if part.content.isascii() else "utf-8"
         sub = MIMEText(part.content, _subtype=part.subtype, _charset=charset)

@@ -75,3 +75,11 @@ def test_a_transport_the_engine_cannot_offer_fails_before_nova_is_asked() -> Non
     with pytest.raises(PluginError, match="ZAQAR_MESSAGE is not offered"):
         server_agent.boot_user_data(ctx, props)
     assert SERVER_ENDPOINT_KEY not in ctx.data.values
+
+
+def test_boot_text_is_the_user_data_before_base64() -> None:
+    ctx = SoftwareCtx(resource_name="server", resource_type="OS::Nova::Server")
+    props = {"user_data_format": "SOFTWARE_CONFIG", "user_data": SCRIPT}
+    text = server_agent.boot_text(ctx, props)
+    assert text is not None
+    assert base64.b64decode(server_agent.boot_user_data(ctx, props) or "").decode() == text

@@ -81,6 +81,12 @@ def test_software_config_parts() -> None:
     }
 
 
+def test_the_same_parts_make_the_same_message() -> None:
+    built = build_user_data("SOFTWARE_CONFIG", SCRIPT, METADATA)
+    assert build_user_data("SOFTWARE_CONFIG", SCRIPT, METADATA) == built
+    assert build_user_data("SOFTWARE_CONFIG", SCRIPT + "#\n", METADATA) != built
+
+
 def test_software_config_without_user_data_has_no_empty_part() -> None:
     parts = parts_of(build_user_data("SOFTWARE_CONFIG", None, METADATA))
     assert [p.get_filename() for p in parts] == [
