@@ -198,11 +198,12 @@ def retained(services: Services, plan: TraversalPlan, row: Resource) -> bool:
 
 
 def attribute_names(plugin: ResourcePlugin, referenced: Iterable[str] | None) -> list[str]:
-    """The attributes resolved when an update node completes: the schema's, plus any other
-    name successors read (dynamic attributes), plus the path keys successors read when the
-    plugin applies paths itself (for any other plugin, following the path into the whole
-    value gives the same answer)."""
-    names = list(plugin.attributes_schema)
+    """The attributes resolved when an update node completes: the schema's (but the plugin's
+    lazy ones no successor reads), plus any other name successors read (dynamic attributes),
+    plus the path keys successors read when the plugin applies paths itself (for any other
+    plugin, following the path into the whole value gives the same answer)."""
+    lazy = plugin.lazy_attributes if referenced is not None else frozenset()
+    names = [name for name in plugin.attributes_schema if name not in lazy]
     if referenced is not None:
         wanted = set(referenced) - set(names)
         if type(plugin).attribute is ResourcePlugin.attribute:
