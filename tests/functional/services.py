@@ -202,14 +202,15 @@ class AgentSandbox:
     def log(self) -> Path:
         return self.path / "agent.log"
 
-    def command(self, metadata_url: str, *mode: str) -> list[str]:
-        return [str(self.run_script), "--sandbox", str(self.path), *mode, metadata_url]
+    def command(self, *args: str) -> list[str]:
+        """tools/agent-run.sh in this sandbox with ``args``."""
+        return [str(self.run_script), "--sandbox", str(self.path), *args]
 
-    def run_once(self, metadata_url: str, timeout: float = 120) -> None:
-        """One agent run (fetch, apply, signal); its log is appended to ``self.log``."""
+    def run(self, *args: str, timeout: float = 120) -> None:
+        """One agent run of tools/agent-run.sh ``args``; its log is appended to ``self.log``."""
         with self.log.open("a") as log:
             done = subprocess.run(
-                self.command(metadata_url, "--once"),
+                self.command(*args),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 timeout=timeout,
@@ -218,11 +219,12 @@ class AgentSandbox:
         assert done.returncode == 0, f"agent failed:\n{self.log.read_text()[-4000:]}"
 
     @contextlib.contextmanager
-    def polling(self, metadata_url: str, interval: int = 2) -> Iterator[subprocess.Popen[bytes]]:
-        """The agent polling ``metadata_url`` in the background until the block ends."""
+    def background(self, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+        """tools/agent-run.sh ``args`` (a polling agent) in the background until the block
+        ends."""
         with self.log.open("a") as log:
             agent = subprocess.Popen(
-                self.command(metadata_url, "--poll", str(interval)),
+                self.command(*args),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -238,3 +240,13 @@ class AgentSandbox:
             except subprocess.TimeoutExpired:
                 os.killpg(agent.pid, signal.SIGKILL)
                 agent.wait()
+
+    def run_once(self, metadata_url: str, timeout: float = 120) -> None:
+        """One agent run (fetch, apply, signal) against ``metadata_url``."""
+        self.run("--once", metadata_url, timeout=timeout)
+
+    @contextlib.contextmanager
+    def polling(self, metadata_url: str, interval: int = 2) -> Iterator[subprocess.Popen[bytes]]:
+        """The agent polling ``metadata_url`` in the background until the block ends."""
+        with self.background("--poll", str(interval), metadata_url) as agent:
+            yield agent

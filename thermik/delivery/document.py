@@ -25,16 +25,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from thermik.errors import InvalidInput, InvalidSignal, PropertyError
+from thermik.resources import agent_config
+from thermik.resources.agent_config import occ_section
 
 GENERATION_KEY = "thermik-generation"
 """Top-level document key holding the server's metadata generation."""
 
-OCC_KEY = "os-collect-config"
+OCC_KEY = agent_config.OCC_KEY
 DEPLOYMENTS_KEY = "deployments"
 UNGROUPED = "Heat::Ungrouped"
 IO_TYPES = ("String", "Number", "CommaDelimitedList", "Json", "Boolean")
-TRANSPORT_SECTIONS = ("heat", "zaqar", "cfn", "request")
-"""Collector sections a previous transport may have left; they are kept with null values."""
 
 STATUS_CODE, STDOUT, STDERR = "deploy_status_code", "deploy_stdout", "deploy_stderr"
 STANDARD_OUTPUTS = (STDOUT, STDERR, STATUS_CODE)
@@ -316,23 +316,6 @@ def derive_config(
     )
 
 
-def _occ_section(
-    previous: Mapping[str, Any] | None,
-    collector: str,
-    collector_settings: Mapping[str, Any],
-    default_collectors: Sequence[str],
-) -> dict[str, Any]:
-    occ: dict[str, Any] = dict(previous or {})
-    for section in TRANSPORT_SECTIONS:
-        old = occ.get(section)
-        if isinstance(old, Mapping):
-            # A transport switch must override what the agent was booted with.
-            occ[section] = dict.fromkeys(old)
-    occ["collectors"] = [*default_collectors, collector, "local"]
-    occ[collector] = dict(collector_settings)
-    return occ
-
-
 def metadata_document(
     *,
     collector: str,
@@ -349,8 +332,11 @@ def metadata_document(
     """
     ordered = sorted(deployments, key=lambda d: (d.name, d.creation_time, d.id))
     document: dict[str, Any] = dict(template_metadata or {})
-    document[OCC_KEY] = _occ_section(
-        previous_occ, collector, collector_settings, default_collectors
+    document[OCC_KEY] = occ_section(
+        collector,
+        collector_settings,
+        default_collectors=default_collectors,
+        previous=previous_occ,
     )
     document[DEPLOYMENTS_KEY] = [d.entry() for d in ordered]
     return document

@@ -322,6 +322,11 @@ class SwiftBackend(DeliveryBackend):
             self._seen.pop(f"{container}/{obj}", None)
         if isinstance(endpoint, MetadataEndpoint):
             self._delete_container_if_empty(container)
+            # A server bound to an endpoint reserved before it existed keeps its signals in
+            # the container named by its own id.
+            signals = self._container(endpoint.server_id)
+            if signals != container:
+                self._delete_container_if_empty(signals)
 
     def _delete_container_if_empty(self, container: str) -> None:
         with contextlib.suppress(DeliveryTargetMissing), map_swift_errors(f"deleting {container}"):

@@ -11,11 +11,13 @@ Reports go to the ``notify`` callback (typically another actor's ``tell``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import random
 import threading
 import time
 from collections.abc import Callable
+from concurrent import futures
 from concurrent.futures import Executor, Future
 from typing import Any
 
@@ -48,6 +50,8 @@ from thermik.delivery.stores import GenerationStore, MetadataSource
 from thermik.errors import DeliveryError, Failure, GenerationConflict
 
 LOG = logging.getLogger(__name__)
+#: Longest wait, when the actor stops, for the delivery effects it still has running.
+STOP_GRACE = 10.0
 
 _MAX_BUMP_RACES = 50
 
@@ -119,6 +123,12 @@ def outcome_of(future: Future[object]) -> Outcome:
     return Outcome(failure=Failure.from_exception(exc))
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Quiesce:
+    """Ask it of a :class:`ServerMetadataActor` before stopping it: it starts no more effects
+    and answers once those running have finished (or after :data:`STOP_GRACE`)."""
+
+
 class ServerMetadataActor(pykka.ThreadingActor):
     """Owns one server's metadata document; tell it :class:`MetadataChanged`.
 
@@ -143,6 +153,8 @@ class ServerMetadataActor(pykka.ThreadingActor):
         self._notify = notify
         self._writer = MetadataWriter(runner.server_id, policy, clock=clock, rng=rng)
         self._timers: set[threading.Timer] = set()
+        self._running: set[Future[object]] = set()
+        self._quiet = False
 
     def on_receive(self, message: Any) -> Any:
         """Dispatch the actor's mail to the writer and run what it asks for."""
@@ -153,6 +165,11 @@ class ServerMetadataActor(pykka.ThreadingActor):
                 self._execute(self._writer.effect_done(token, outcome))
             case TimerFired(token=token):
                 self._execute(self._writer.timer_fired(token))
+            case Quiesce():
+                # The server is going away: start nothing more, and let what runs land now
+                # rather than after its endpoint is revoked.
+                self._quiet = True
+                futures.wait(self._running, timeout=STOP_GRACE)
             case _:
                 LOG.warning("ServerMetadataActor ignores %r", message)
         return None
@@ -168,10 +185,14 @@ class ServerMetadataActor(pykka.ThreadingActor):
             self.actor_ref.tell(message)
 
     def _execute(self, commands: list[Command]) -> None:
+        if self._quiet:
+            return
         for command in commands:
             match command:
                 case RunEffect(token=token, effect=effect):
                     future = self._executor.submit(self._runner.run, effect)
+                    self._running = {f for f in self._running if not f.done()}
+                    self._running.add(future)
                     future.add_done_callback(self._effect_callback(token))
                 case StartTimer(token=token, delay=delay):
                     self._start_timer(token, delay)

@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import datetime
 import logging
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from thermik.delivery.base import DeliveryBackend, DeploymentRef, ServerRef, SignalEndpoint
-from thermik.delivery.document import OCC_KEY, DeploymentFacts, derive_config, metadata_document
+from thermik.delivery.document import DeploymentFacts, derive_config
 from thermik.delivery.messages import DeliveryReport, MetadataDelivered
 from thermik.delivery.metadata_writer import DeliveryPolicy
 from thermik.deployments import configs, events, transports
@@ -40,6 +41,7 @@ from thermik.persistence.software_values import (
     SoftwareDeployment,
 )
 from thermik.persistence.store import Store
+from thermik.resources.agent_config import occ_section
 from thermik.resources.software_services import (
     IN_PROGRESS,
     ActionRequest,
@@ -127,16 +129,58 @@ class DeploymentService:
     # -- servers ------------------------------------------------------------------------------
 
     def provision_server(
-        self, server_id: str, transport: str, metadata: Mapping[str, Any]
+        self,
+        server_id: str,
+        transport: str,
+        metadata: Mapping[str, Any],
+        *,
+        credentials: Mapping[str, str] | None = None,
+        default_collectors: Sequence[str] = (),
     ) -> ServerEndpoint:
+        record = self._provision(server_id, transport, metadata, credentials, default_collectors)
+        self.endpoints.remember(server_id, record)
+        self._publish(server_id)
+        return ServerEndpoint(record.to_dict(), _agent_config(record))
+
+    def reserve_server(
+        self,
+        name: str,
+        transport: str,
+        metadata: Mapping[str, Any],
+        *,
+        credentials: Mapping[str, str] | None = None,
+        default_collectors: Sequence[str] = (),
+    ) -> ServerEndpoint:
+        record = self._provision(name, transport, metadata, credentials, default_collectors)
+        return ServerEndpoint(record.to_dict(), _agent_config(record))
+
+    def bind_server(self, server_id: str, record: Mapping[str, Any]) -> ServerEndpoint:
+        found = ServerRecord.from_dict(record).bound_to(server_id)
+        self.endpoints.remember(server_id, found)
+        self._publish(server_id)
+        return ServerEndpoint(found.to_dict(), _agent_config(found))
+
+    def revoke_endpoint(self, record: Mapping[str, Any]) -> None:
+        endpoint = ServerRecord.from_dict(record).endpoint
+        try:
+            self.backend.revoke(endpoint)
+        except DeliveryError as error:
+            LOG.warning("metadata endpoint %s not revoked: %s", endpoint.server_id, error)
+
+    def _provision(
+        self,
+        name: str,
+        transport: str,
+        metadata: Mapping[str, Any],
+        credentials: Mapping[str, str] | None,
+        default_collectors: Sequence[str],
+    ) -> ServerRecord:
         default = self._defaults[0]
         transports.config_transport(
             transport, default, self.backend.config_transport, self.backend.name
         )
-        record = ServerRecord(self.backend.provision(ServerRef(server_id)), dict(metadata))
-        self.endpoints.remember(server_id, record)
-        self._publish(server_id)
-        return ServerEndpoint(record.to_dict(), _agent_config(record))
+        endpoint = self.backend.provision(ServerRef(name, dict(credentials or {})))
+        return ServerRecord(endpoint, dict(metadata), tuple(default_collectors))
 
     def server_agent_config(self, server_id: str) -> Mapping[str, Any] | None:
         record = self.endpoints.get(server_id)
@@ -144,7 +188,7 @@ class DeploymentService:
             return None
         # The stored URL may be close to expiry: the attribute hands out a fresh one.
         endpoint = self.backend.refreshed(record.endpoint)
-        return _agent_config(ServerRecord(endpoint, record.metadata))
+        return _agent_config(dataclasses.replace(record, endpoint=endpoint))
 
     def release_server(self, server_id: str) -> None:
         record = self.endpoints.get(server_id)
@@ -164,7 +208,8 @@ class DeploymentService:
         if self.endpoints.get(request.server_id) is None:
             raise PluginError(
                 f"server {request.server_id} has no metadata endpoint here: deployments go to "
-                "an OS::Heat::DeployedServer managed by this engine",
+                "an OS::Heat::DeployedServer, or an OS::Nova::Server with user_data_format "
+                "SOFTWARE_CONFIG, of this engine",
                 resource=request.owner,
             )
         transport = transports.signal_transport(
@@ -391,10 +436,8 @@ class DeploymentService:
 
 
 def _agent_config(record: ServerRecord) -> dict[str, Any]:
-    document = metadata_document(
-        collector=record.endpoint.collector,
-        collector_settings=record.endpoint.collector_settings,
-        deployments=(),
+    return occ_section(
+        record.endpoint.collector,
+        record.endpoint.collector_settings,
+        default_collectors=record.default_collectors,
     )
-    section: dict[str, Any] = document[OCC_KEY]
-    return section

@@ -17,7 +17,7 @@ import dataclasses
 import json
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from thermik.delivery.base import MetadataEndpoint
@@ -34,19 +34,50 @@ _DELETE = "DELETE"
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ServerRecord:
-    """Where a server's document is served, and the template metadata it carries."""
+    """Where a server's document is served, the template metadata it carries, and the
+    collectors its agent polls before the transport's (a Nova server's ``ec2``)."""
 
     endpoint: MetadataEndpoint
     metadata: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    default_collectors: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The record a server resource keeps."""
-        return {"endpoint": self.endpoint.to_dict(), "metadata": dict(self.metadata)}
+        data: dict[str, Any] = {
+            "endpoint": self.endpoint.to_dict(),
+            "metadata": dict(self.metadata),
+        }
+        if self.default_collectors:
+            data["default_collectors"] = list(self.default_collectors)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ServerRecord:
         """A record kept with :meth:`to_dict`."""
-        return cls(MetadataEndpoint.from_dict(data["endpoint"]), dict(data.get("metadata") or {}))
+        return cls(
+            MetadataEndpoint.from_dict(data["endpoint"]),
+            dict(data.get("metadata") or {}),
+            tuple(str(c) for c in data.get("default_collectors") or ()),
+        )
+
+    def bound_to(self, server_id: str) -> ServerRecord:
+        """This record serving the server ``server_id``: an endpoint reserved before its server
+        existed (a Nova server's) is named by what it was reserved as, the server by its id."""
+        if self.endpoint.server_id == server_id:
+            return self
+        return dataclasses.replace(
+            self, endpoint=dataclasses.replace(self.endpoint, server_id=server_id)
+        )
+
+    def document(self, deployments: Iterable[DerivedConfig]) -> dict[str, Any]:
+        """The server's document listing ``deployments``, without a generation."""
+        return metadata_document(
+            collector=self.endpoint.collector,
+            collector_settings=self.endpoint.collector_settings,
+            deployments=deployments,
+            template_metadata=self.metadata,
+            default_collectors=self.default_collectors,
+        )
 
 
 class ServerEndpoints:
@@ -61,7 +92,7 @@ class ServerEndpoints:
     def remember(self, server_id: str, record: ServerRecord) -> None:
         """The engine just provisioned ``record`` for the server."""
         with self._lock:
-            self._known[server_id] = record
+            self._known[server_id] = record.bound_to(server_id)
             self._released.discard(server_id)
 
     def forget(self, server_id: str) -> None:
@@ -90,7 +121,7 @@ class ServerEndpoints:
                 continue
             text = self._store.get_resource_data(row.id).get(SERVER_ENDPOINT_KEY)
             if text:
-                return ServerRecord.from_dict(json.loads(text))
+                return ServerRecord.from_dict(json.loads(text)).bound_to(server_id)
         return None
 
 
@@ -136,12 +167,7 @@ def resource_document(store: Store, resource: Resource, tenant: str) -> dict[str
     if not text:
         return None
     record = ServerRecord.from_dict(json.loads(text))
-    return metadata_document(
-        collector=record.endpoint.collector,
-        collector_settings=record.endpoint.collector_settings,
-        deployments=derived_configs(store, resource.physical_resource_id, tenant),
-        template_metadata=record.metadata,
-    )
+    return record.document(derived_configs(store, resource.physical_resource_id, tenant))
 
 
 class StoreMetadataSource:
@@ -178,9 +204,4 @@ class StoreMetadataSource:
         record = self._endpoints.get(server_id)
         if record is None:
             raise DeliveryTargetMissing(f"server {server_id} has no metadata endpoint")
-        return metadata_document(
-            collector=record.endpoint.collector,
-            collector_settings=record.endpoint.collector_settings,
-            deployments=self.derived_configs(server_id),
-            template_metadata=record.metadata,
-        )
+        return record.document(self.derived_configs(server_id))

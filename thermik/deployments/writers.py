@@ -12,6 +12,7 @@ fails with the writer's reason.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 from collections.abc import Callable
@@ -26,7 +27,12 @@ from thermik.delivery.messages import (
     MetadataDelivered,
     MetadataDeliveryFailed,
 )
-from thermik.delivery.metadata_actor import EffectRunner, ServerMetadataActor
+from thermik.delivery.metadata_actor import (
+    STOP_GRACE,
+    EffectRunner,
+    Quiesce,
+    ServerMetadataActor,
+)
 from thermik.delivery.metadata_writer import DeliveryPolicy
 from thermik.delivery.stores import GenerationStore
 from thermik.deployments.source import ServerEndpoints, StoreMetadataSource
@@ -107,10 +113,13 @@ class MetadataWriters:
         ref.stop(block=False)
 
     def stop(self, server_id: str) -> None:
-        """Stop the server's actor, delivered or not (its server is going away)."""
+        """Stop the server's actor, delivered or not (its server is going away), and wait
+        until no write of its can land any more."""
         with self._lock:
             ref = self._actors.pop(server_id, None)
         if ref is not None:
+            with contextlib.suppress(pykka.ActorDeadError, pykka.Timeout):
+                ref.ask(Quiesce(), timeout=STOP_GRACE + 5)
             ref.stop(block=False)
 
     def live(self) -> list[str]:

@@ -140,10 +140,45 @@ class SoftwareDeploymentServices(Protocol):
         ...
 
     def provision_server(
-        self, server_id: str, transport: str, metadata: Mapping[str, Any]
+        self,
+        server_id: str,
+        transport: str,
+        metadata: Mapping[str, Any],
+        *,
+        credentials: Mapping[str, str] | None = None,
+        default_collectors: Sequence[str] = (),
     ) -> ServerEndpoint:
         """Create the server's metadata endpoint and publish its document (``metadata`` plus
-        the deployments). Raises PluginError when the transport cannot be offered."""
+        the deployments). ``credentials`` are the agent's own where the transport needs them
+        (ZAQAR_MESSAGE: ``auth_url``, ``user_id``, ``password``, ``project_id``,
+        ``region_name``); ``default_collectors`` come before the transport's in the agent's
+        configuration. Raises PluginError when the transport cannot be offered."""
+        ...
+
+    def reserve_server(
+        self,
+        name: str,
+        transport: str,
+        metadata: Mapping[str, Any],
+        *,
+        credentials: Mapping[str, str] | None = None,
+        default_collectors: Sequence[str] = (),
+    ) -> ServerEndpoint:
+        """Create the metadata endpoint of a server that does not exist yet (a Nova server boots
+        with its agent's configuration), named by ``name`` (unique per server, e.g. the
+        resource version id), publishing nothing. Keep its ``record`` under
+        :data:`SERVER_ENDPOINT_KEY` before creating the server, then :meth:`bind_server` it
+        to the server's id, or :meth:`revoke_endpoint` it if the server is not created."""
+        ...
+
+    def bind_server(self, server_id: str, record: Mapping[str, Any]) -> ServerEndpoint:
+        """The endpoint of ``record`` (from :meth:`reserve_server`) now serves the server with
+        that id: publish its document. Idempotent; the server is then :meth:`release_server`d
+        like a provisioned one."""
+        ...
+
+    def revoke_endpoint(self, record: Mapping[str, Any]) -> None:
+        """Revoke a reserved endpoint that was never bound (missing is not an error)."""
         ...
 
     def server_agent_config(self, server_id: str) -> Mapping[str, Any] | None:

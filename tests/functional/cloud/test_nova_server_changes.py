@@ -161,19 +161,3 @@ def test_an_unknown_image_is_refused_at_validation(
         )
     assert "image" in str(raised.value)
     assert "The Image (no-such-image) could not be found." in str(raised.value)
-
-
-def test_software_config_user_data_is_refused_for_now(
-    cloud_engine: CloudEngine, cloud_env: CloudEnv
-) -> None:
-    name = f"nova-{uuid.uuid4().hex[:8]}"
-    template = TEMPLATE.replace("user_data_format: RAW", "user_data_format: SOFTWARE_CONFIG")
-    stack = cloud_engine.create(
-        name, template, image=cloud_env.image, flavor=cloud_env.flavor, name=name
-    )
-    view = cloud_engine.wait(stack)
-    assert (view.action, view.status) == ("CREATE", "FAILED")
-    assert "SOFTWARE_CONFIG is not supported yet" in view.status_reason, view.status_reason
-    assert _gone(cloud_env, name)
-    view = cloud_engine.delete(stack)
-    assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason

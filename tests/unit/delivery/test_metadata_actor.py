@@ -23,7 +23,7 @@ from thermik.delivery.messages import (
     MetadataDelivered,
     MetadataDeliveryFailed,
 )
-from thermik.delivery.metadata_actor import EffectRunner, ServerMetadataActor
+from thermik.delivery.metadata_actor import EffectRunner, Quiesce, ServerMetadataActor
 from thermik.delivery.metadata_writer import DeliveryPolicy
 from thermik.delivery.stores import InMemoryDeployments, InMemoryGenerationStore
 
@@ -184,3 +184,21 @@ def test_stopping_the_actor_cancels_its_backoffs(executor: ThreadPoolExecutor) -
     world.wait_for(MetadataDeliveryFailed)
     actor.stop()
     assert not actor.is_alive()
+
+
+def test_a_quiesced_writer_lets_its_write_land_and_starts_no_more(
+    executor: ThreadPoolExecutor,
+) -> None:
+    world = World(skew=0.0)
+    world.cluster.configure(latency=(0.2, 0.2))  # every request takes its time
+    actor = world.start(executor)
+    world.add(1)
+    actor.tell(MetadataChanged("srv"))
+    time.sleep(0.05)  # the first write is on its way
+    actor.ask(Quiesce(), timeout=10)
+    served = world.served_ids()
+    world.add(2)
+    actor.tell(MetadataChanged("srv"))
+    time.sleep(0.6)
+    assert world.served_ids() == served  # nothing is written after the quiesce
+    actor.stop()

@@ -299,3 +299,55 @@ def test_failing_delivery_fails_the_waiting_deployment_then_recovers(fakeswift: 
     later = fakeswift.service.start_action(fakeswift.request(), None)
     fakeswift.wait_served(lambda d: len(d["deployments"]) == 2)
     assert fakeswift.service.refresh(later.handle).status == "IN_PROGRESS"
+
+
+def get_status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        error.close()
+        return error.code
+
+
+def served_at(url: str, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    deadline = time.monotonic() + 10
+    while True:
+        if get_status(url) == 200:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                served: dict[str, Any] = json.loads(response.read())
+            if check(served):
+                return served
+        assert time.monotonic() < deadline, "the document never got there"
+        time.sleep(0.02)
+
+
+def test_a_server_created_after_its_endpoint_is_served_once_bound(builtin: World) -> None:
+    service = builtin.service
+    reserved = service.reserve_server(
+        "version-7", "POLL_TEMP_URL", {"role": "db"}, default_collectors=("ec2",)
+    )
+    url: str = reserved.agent_config["request"]["metadata_url"]
+    assert reserved.agent_config["collectors"] == ["ec2", "request", "local"]
+    assert service.server_agent_config("nova-1") is None
+    time.sleep(0.1)
+    assert get_status(url) == 404  # nothing is published before the server exists
+    bound = service.bind_server("nova-1", json.loads(json.dumps(reserved.record)))
+    assert bound.agent_config == reserved.agent_config
+    assert service.server_agent_config("nova-1") == reserved.agent_config
+    state = service.start_action(builtin.request(server_id="nova-1"), None)
+    served = served_at(url, lambda d: bool(d["deployments"]))
+    assert served["role"] == "db"
+    assert served["os-collect-config"] == reserved.agent_config
+    assert [d["id"] for d in served["deployments"]] == [state.handle.config_id]
+    service.release_server("nova-1")
+    assert get_status(url) == 404
+
+
+def test_a_reserved_endpoint_never_bound_is_revoked(builtin: World) -> None:
+    reserved = builtin.service.reserve_server("version-8", "POLL_SERVER_HEAT", {})
+    url: str = reserved.agent_config["request"]["metadata_url"]
+    builtin.service.revoke_endpoint(reserved.record)
+    assert get_status(url) == 404
+    with pytest.raises(PluginError, match="ZAQAR_MESSAGE is not offered"):
+        builtin.service.reserve_server("version-9", "ZAQAR_MESSAGE", {})

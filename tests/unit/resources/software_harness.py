@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tests.unit.resources.harness import Context
@@ -38,6 +38,9 @@ class MemorySoftware:
         self.configs: dict[str, ConfigData] = {}
         self.tenants: dict[str, str] = {}
         self.servers: dict[str, str] = {}
+        self.records: dict[str, Mapping[str, Any]] = {}
+        self.reserved: dict[str, str] = {}
+        self.revoked: list[str] = []
         self.deployments: dict[str, DeploymentState] = {}
         self.derived: dict[str, document.DerivedConfig] = {}
         self.requests: list[ActionRequest] = []
@@ -65,21 +68,63 @@ class MemorySoftware:
     # -- servers ------------------------------------------------------------------------------
 
     def provision_server(
-        self, server_id: str, transport: str, metadata: Mapping[str, Any]
+        self,
+        server_id: str,
+        transport: str,
+        metadata: Mapping[str, Any],
+        *,
+        credentials: Mapping[str, str] | None = None,
+        default_collectors: Sequence[str] = (),
+    ) -> ServerEndpoint:
+        endpoint = self.reserve_server(
+            server_id,
+            transport,
+            metadata,
+            credentials=credentials,
+            default_collectors=default_collectors,
+        )
+        return self.bind_server(server_id, endpoint.record)
+
+    def reserve_server(
+        self,
+        name: str,
+        transport: str,
+        metadata: Mapping[str, Any],
+        *,
+        credentials: Mapping[str, str] | None = None,
+        default_collectors: Sequence[str] = (),
     ) -> ServerEndpoint:
         if transport == "ZAQAR_MESSAGE":
             raise PluginError("software_config_transport ZAQAR_MESSAGE is not offered")
-        self.servers[server_id] = transport
-        return ServerEndpoint({"server": server_id}, self.server_agent_config(server_id) or {})
+        record: dict[str, Any] = {"server": name}
+        if default_collectors:
+            record["collectors"] = list(default_collectors)
+        self.reserved[name] = transport
+        return ServerEndpoint(record, self._agent_config(record))
+
+    def bind_server(self, server_id: str, record: Mapping[str, Any]) -> ServerEndpoint:
+        self.servers[server_id] = self.reserved[str(record["server"])]
+        self.records[server_id] = dict(record)
+        return ServerEndpoint(record, self._agent_config(record))
+
+    def revoke_endpoint(self, record: Mapping[str, Any]) -> None:
+        self.revoked.append(str(record["server"]))
+
+    @staticmethod
+    def _agent_config(record: Mapping[str, Any]) -> dict[str, Any]:
+        url = f"http://agent.invalid/{record['server']}"
+        return {
+            "collectors": [*record.get("collectors", ()), "request", "local"],
+            "request": {"metadata_url": url},
+        }
 
     def server_agent_config(self, server_id: str) -> Mapping[str, Any] | None:
-        if server_id not in self.servers:
-            return None
-        url = f"http://agent.invalid/{server_id}"
-        return {"collectors": ["request", "local"], "request": {"metadata_url": url}}
+        record = self.records.get(server_id)
+        return None if record is None else self._agent_config(record)
 
     def release_server(self, server_id: str) -> None:
         self.servers.pop(server_id, None)
+        self.records.pop(server_id, None)
 
     # -- deployments --------------------------------------------------------------------------
 

@@ -15,11 +15,11 @@ not at all (``IGNORE``). Anything else, and the ``REPLACE`` policies, replace th
 ``addresses`` and ``console_urls`` cost Neutron and Nova requests of their own: they are
 resolved when an action completes only if a template reads them (``lazy_attributes``).
 
-Deployments: a server with ``user_data_format: SOFTWARE_CONFIG`` is to be a target of
+Deployments: a server with ``user_data_format: SOFTWARE_CONFIG`` is a target of
 software deployments as an ``OS::Heat::DeployedServer`` is (its metadata endpoint under
 :data:`~thermik.resources.software_services.SERVER_ENDPOINT_KEY`, the ``os_collect_config``
-attribute); its boot data is built by :meth:`Server._user_data`, which refuses that format
-until the boot data of :mod:`thermik.resources.nova.userdata` is wired in.
+attribute); its boot data, built by :mod:`thermik.resources.nova.server_agent`, carries the
+agent's configuration.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from thermik.errors import CloudGone, PluginError, PropertyError, ThermikError
 from thermik.resources.cloud_access import TAG_PREFIX, cloud_access, find
 from thermik.resources.cloud_resource import CloudResource
 from thermik.resources.context import ResourceContext, ValidationContext
-from thermik.resources.nova import server_steps
+from thermik.resources.nova import server_agent, server_steps
 from thermik.resources.nova.block_devices import validate_block_devices
 from thermik.resources.nova.network_updates import in_place, steps_for
 from thermik.resources.nova.networks import (
@@ -67,7 +67,7 @@ from thermik.resources.plugin import (
     select_path,
 )
 from thermik.resources.schema import AttributesSchema, PropertiesSchema
-from thermik.resources.software_services import SERVER_ENDPOINT_KEY, software_services
+from thermik.resources.software_services import software_services
 
 #: Console types of the ``console_urls`` attribute.
 CONSOLE_TYPES = ("novnc", "xvpvnc", "spice-html5", "rdp-html5", "serial", "webmks")
@@ -111,13 +111,10 @@ class Server(CloudResource):
         way; the multipart message Heat wraps it in is built by
         :mod:`thermik.resources.nova.userdata`.
         """
-        fmt = props.get("user_data_format")
-        if fmt == SOFTWARE_CONFIG:
-            raise PluginError(
-                f"{ctx.resource_name}: user_data_format SOFTWARE_CONFIG is not supported yet "
-                "by OS::Nova::Server (use RAW, or OS::Heat::DeployedServer for deployments)",
-                resource=ctx.resource_name,
-            )
+        if props.get("user_data_format") == SOFTWARE_CONFIG:
+            # The server's metadata endpoint is reserved first; its agent configuration goes
+            # in the boot data.
+            return server_agent.boot_text(ctx, props)
         text = str(props.get("user_data") or "")
         if text and looks_like_id(text):
             try:
@@ -143,6 +140,7 @@ class Server(CloudResource):
             ),
         )
         ctx.set_physical_id(str(server.id))
+        server_agent.bind_endpoint(ctx)
         return server_steps.steps(("boot", {}), started=True)
 
     def check_create_complete(
@@ -255,7 +253,9 @@ class Server(CloudResource):
         client.call(lambda c: c.compute.delete_server(physical_id, ignore_missing=False))
 
     def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        """Delete the server; the ports it made go once it is gone."""
+        """Delete the server (its metadata endpoint first); the ports it made go once it is
+        gone."""
+        server_agent.release_endpoint(ctx)
         started = super().delete(ctx, props)
         if started is None:
             delete_internal_ports(ctx)
@@ -422,10 +422,7 @@ class Server(CloudResource):
         return super().resolve_attribute(ctx, props, name)
 
     def _agent_config(self, ctx: ResourceContext) -> Any:
-        if ctx.physical_id is None or ctx.data.get(SERVER_ENDPOINT_KEY) is None:
-            return {}
-        found = software_services(ctx).server_agent_config(ctx.physical_id)
-        return dict(found) if found is not None else {}
+        return server_agent.agent_config(ctx) or {}
 
     def attributes_of(self, found: Any) -> Mapping[str, Any]:
         return {
