@@ -20,6 +20,7 @@ from openstack.connection import Connection
 from thermik.clients.calls import CloudClient
 from thermik.clients.counting import CallCounter
 from thermik.clients.errors import to_cloud_error
+from thermik.clients.quiet import quiet_bodies
 from thermik.conf.settings import ENVIRONMENT_CLOUD, ClientOptions, ClientSettings
 
 #: Heat's names of the services with a [clients_<name>] group, and their service types.
@@ -74,6 +75,7 @@ class ClientPool:
     def __init__(self, settings: ClientSettings, counter: CallCounter | None = None) -> None:
         self.settings = settings
         self.counter = counter or CallCounter()
+        quiet_bodies()
         self._lock = threading.Lock()
         self._connections: dict[tuple[Credential, _Tls], Connection] = {}
 

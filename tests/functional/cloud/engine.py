@@ -7,6 +7,7 @@ test's directory and the cloud of the loopback cloud's ``clouds.yaml`` (the demo
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,20 +32,36 @@ CTX = RequestContext(tenant="local", user="tester")
 WAIT = 240.0
 
 
-def local_settings(root: Path, env: CloudEnv) -> Settings:
-    """The embedded default under ``root``, acting as the demo user of the loopback cloud."""
+def local_settings(
+    root: Path, env: CloudEnv, *, admin: bool = False, config_file: Path | None = None
+) -> Settings:
+    """The embedded default under ``root``, acting as the demo user of the loopback cloud (as
+    its admin with ``admin``), from the cloud's clouds.yaml or ``config_file``."""
     settings = Settings.embedded(root)
     clients = dataclasses.replace(
-        settings.clients, cloud=env.cloud, cloud_config_file=str(env.config_file)
+        settings.clients,
+        cloud=env.admin_cloud if admin else env.cloud,
+        cloud_config_file=str(config_file or env.config_file),
     )
     return dataclasses.replace(settings, clients=clients)
 
 
 class CloudEngine:
-    """One local-mode engine on the loopback cloud."""
+    """One local-mode engine on the loopback cloud, acting as demo (or admin, for the types
+    Nova keeps to administrators), with the cloud's clouds.yaml or one of the test's own."""
 
-    def __init__(self, root: Path, env: CloudEnv) -> None:
-        self.settings = local_settings(root, env)
+    def __init__(
+        self,
+        root: Path,
+        env: CloudEnv,
+        *,
+        admin: bool = False,
+        config_file: Path | None = None,
+        settings: Callable[[Settings], Settings] | None = None,
+    ) -> None:
+        self.settings = local_settings(root, env, admin=admin, config_file=config_file)
+        if settings is not None:
+            self.settings = settings(self.settings)
         self.engine: Engine = start_engine(self.settings, serve_urls=False)
         self.service: Orchestrator = orchestrator_for(self.engine, self.settings)
 
