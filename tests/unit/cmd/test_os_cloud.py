@@ -20,3 +20,10 @@ def test_os_auth_url_alone_means_the_environment_variables(tmp_path: Path) -> No
 
 def test_nothing_given_keeps_the_configuration(tmp_path: Path) -> None:
     assert with_cloud(Settings.embedded(tmp_path), None, {}).clients.cloud is None
+
+
+def test_os_client_config_file_names_the_clouds_yaml(tmp_path: Path) -> None:
+    environ = {"OS_CLIENT_CONFIG_FILE": "/etc/openstack/mine.yaml"}
+    settings = with_cloud(Settings.embedded(tmp_path), "mycloud", environ)
+    assert settings.clients.cloud_config_file == "/etc/openstack/mine.yaml"
+    assert with_cloud(Settings.embedded(tmp_path), "c", {}).clients.cloud_config_file is None
