@@ -9,8 +9,9 @@ raises comes out as a :class:`thermik.errors.CloudError`, after retries with exp
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import tenacity
 from openstack.connection import Connection
@@ -64,7 +65,12 @@ class CloudClient:
 
     def _once(self, action: Callable[[Connection], T]) -> T:
         try:
-            return action(self.connection)
+            result = action(self.connection)
+            if isinstance(result, types.GeneratorType):
+                # openstacksdk's listings are lazy: read here, their requests' failures are
+                # mapped and retried like any other (read by the caller, they would escape).
+                return cast("T", list(result))
+            return result
         except Exception as error:
             if is_cloud_exception(error):
                 raise to_cloud_error(error, self.service_type) from error
