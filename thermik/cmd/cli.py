@@ -46,16 +46,14 @@ def with_cloud(
     settings: config.Settings, os_cloud: str | None, environ: Mapping[str, str]
 ) -> config.Settings:
     """``settings`` acting as cloud ``os_cloud`` (or the OS_* variables' cloud when
-    ``OS_AUTH_URL`` is set); the configuration's ``cloud`` when neither is given. The cloud
-    is read from ``OS_CLIENT_CONFIG_FILE`` when that names a clouds.yaml, as the openstack
-    client reads it (else from where openstacksdk looks)."""
+    ``OS_AUTH_URL`` is set); the configuration's ``cloud`` when neither is given."""
     cloud = os_cloud or (config.ENVIRONMENT_CLOUD if environ.get("OS_AUTH_URL") else None)
     if not cloud:
         return settings
+    # openstacksdk reads OS_CLIENT_CONFIG_FILE only where it reads every OS_* variable; the
+    # engine's clients do not (their cloud is named here), so it is passed on explicitly.
     config_file = settings.clients.cloud_config_file or environ.get("OS_CLIENT_CONFIG_FILE")
-    clients = dataclasses.replace(
-        settings.clients, cloud=cloud, cloud_config_file=config_file or None
-    )
+    clients = dataclasses.replace(settings.clients, cloud=cloud, cloud_config_file=config_file)
     return dataclasses.replace(settings, clients=clients)
 
 

@@ -22,7 +22,7 @@ from thermik.api.boundary import (
     StackUpdate,
     StackView,
 )
-from thermik.conf.settings import Settings
+from thermik.conf.settings import EngineSettings, Settings
 from thermik.orchestration import Orchestrator
 from thermik.service import Engine, orchestrator_for, start_engine
 from thermik.template.loader import load_document
@@ -33,7 +33,12 @@ WAIT = 240.0
 
 
 def local_settings(
-    root: Path, env: CloudEnv, *, admin: bool = False, config_file: Path | None = None
+    root: Path,
+    env: CloudEnv,
+    tune: Callable[[EngineSettings], EngineSettings] | None = None,
+    *,
+    admin: bool = False,
+    config_file: Path | None = None,
 ) -> Settings:
     """The embedded default under ``root``, acting as the demo user of the loopback cloud (as
     its admin with ``admin``), from the cloud's clouds.yaml or ``config_file``."""
@@ -43,7 +48,8 @@ def local_settings(
         cloud=env.admin_cloud if admin else env.cloud,
         cloud_config_file=str(config_file or env.config_file),
     )
-    return dataclasses.replace(settings, clients=clients)
+    engine = settings.engine if tune is None else tune(settings.engine)
+    return dataclasses.replace(settings, clients=clients, engine=engine)
 
 
 class CloudEngine:
@@ -55,13 +61,11 @@ class CloudEngine:
         root: Path,
         env: CloudEnv,
         *,
+        tune: Callable[[EngineSettings], EngineSettings] | None = None,
         admin: bool = False,
         config_file: Path | None = None,
-        settings: Callable[[Settings], Settings] | None = None,
     ) -> None:
-        self.settings = local_settings(root, env, admin=admin, config_file=config_file)
-        if settings is not None:
-            self.settings = settings(self.settings)
+        self.settings = local_settings(root, env, tune, admin=admin, config_file=config_file)
         self.engine: Engine = start_engine(self.settings, serve_urls=False)
         self.service: Orchestrator = orchestrator_for(self.engine, self.settings)
 
