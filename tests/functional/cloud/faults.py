@@ -3,7 +3,7 @@
 The loopback cloud is shared: its services are never stopped. Instead a test points an engine
 at a copy of the cloud's clouds.yaml whose endpoint override for one service type leads to a
 :class:`FaultyProxy` on a free loopback port. The proxy answers ``503`` while it is told to
-(the first N requests, or until :meth:`FaultyProxy.recover`) and otherwise forwards each
+(the first N API calls, or every request until :meth:`FaultyProxy.recover`) and otherwise forwards each
 request to the real service unchanged (Host header included, so the version documents the
 service returns link back through the proxy).
 """
@@ -49,9 +49,12 @@ class FaultyProxy:
         self._server.shutdown()
         self._server.server_close()
 
-    def _fails(self) -> bool:
+    def _fails(self, path: str) -> bool:
         with self._lock:
-            if self.down or self.failed < self.fail_first:
+            # ``fail_first`` fails API calls; the version document (``/``) is served, since a
+            # connection that cannot read it at first contact stays on the unversioned
+            # endpoint (see thermik.clients.calls.forget_proxy). ``down`` fails everything.
+            if self.down or (path != "/" and self.failed < self.fail_first):
                 self.failed += 1
                 return True
             self.forwarded += 1
@@ -66,7 +69,7 @@ class FaultyProxy:
             def _any(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
-                if proxy._fails():
+                if proxy._fails(self.path):
                     self._answer(503, {"Content-Type": "text/plain"}, b"injected outage")
                     return
                 upstream = http.client.HTTPConnection(
