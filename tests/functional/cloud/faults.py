@@ -3,9 +3,9 @@
 The loopback cloud is shared: its services are never stopped. Instead a test points an engine
 at a copy of the cloud's clouds.yaml whose endpoint override for one service type leads to a
 :class:`FaultyProxy` on a free loopback port. The proxy answers ``503`` while it is told to
-(the first N API calls, or every request until :meth:`FaultyProxy.recover`) and otherwise forwards each
-request to the real service unchanged (Host header included, so the version documents the
-service returns link back through the proxy).
+(the first N API calls, or every request until :meth:`FaultyProxy.recover`) and otherwise
+forwards each request to the real service unchanged (Host header included, so the version
+documents the service returns link back through the proxy).
 """
 
 from __future__ import annotations
