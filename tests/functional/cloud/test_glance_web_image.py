@@ -112,12 +112,14 @@ def test_an_import_glance_cannot_make_fails_with_glances_reason(
 ) -> None:
     name = f"glance-img-{uuid.uuid4().hex[:6]}"
     stack = cloud_engine.create(name, TEMPLATE, name=name, location=f"{served}/missing.raw")
-    view = cloud_engine.wait(stack)
-    assert (view.action, view.status) == ("CREATE", "FAILED")
-    # Glance's own words for a download that got a 404.
-    assert "did not import the image from its location" in view.status_reason
-    assert "Task failed" in view.status_reason, view.status_reason
-    assert "127.0.0.1" not in view.status_reason
-    view = cloud_engine.delete(stack)
+    try:
+        view = cloud_engine.wait(stack)
+        assert (view.action, view.status) == ("CREATE", "FAILED")
+        # Glance's own words for a download that got a 404.
+        assert "did not import the image from its location" in view.status_reason
+        assert "Task failed" in view.status_reason, view.status_reason
+        assert "127.0.0.1" not in view.status_reason
+    finally:
+        view = cloud_engine.delete(stack)
     assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
     assert not list(cloud_env.connect().image.images(name=name))
