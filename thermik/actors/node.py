@@ -301,7 +301,8 @@ class NodeWork(NodeSuspension):
         else:
             plugin = row.resource_type if row is not None else "Resource"
         task = node_rules.task_name(plugin, row, self.name, self.plan.stack)
-        return node_rules.aborted(row, self.name, self.cancel_why, task)
+        waited = steps.unavailable_reason(self.progress) if self.call is not None else None
+        return node_rules.aborted(row, self.name, self.cancel_why, task, waited)
 
     def _cancel_plugin(self) -> None:
         call = self.call

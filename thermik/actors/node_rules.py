@@ -297,14 +297,19 @@ def restore_previous(store: Store, row: Resource, previous: Resource) -> Resourc
     return dataclasses.replace(previous, atomic_key=key, engine_id=None)
 
 
-def aborted(row: Resource | None, name: str, why: str, task: str) -> ActionAborted:
+def aborted(
+    row: Resource | None, name: str, why: str, task: str, waited: str | None = None
+) -> ActionAborted:
     """The failure of a node the stack cancelled, in Heat's words: ``UPDATE aborted``, with the
     cause in brackets; a deadline's names the ``task`` that ran out of time, as Heat does:
-    ``CREATE aborted (Task create from TestResource "web" Stack "s" [<id>] Timed out)``."""
+    ``CREATE aborted (Task create from TestResource "web" Stack "s" [<id>] Timed out)``, and
+    what the action waited for when a cloud service did not answer (``waited``)."""
     action = row.action if row is not None else "action"
     if why == TIMED_OUT:
         why = f"Task {action.lower()} from {task} {why}"
     text = f"{action} aborted ({why})" if why else f"{action} aborted"
+    if waited:
+        text = f"{text} waiting for the cloud: {waited}"
     return ActionAborted(text, resource=name)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from thermik.actors.codec import jsonable
 from thermik.actors.context import StoreContext
 from thermik.actors.stored import split_attribute_key
-from thermik.errors import Failure, PluginError, ThermikError
+from thermik.errors import CloudUnavailable, Failure, PluginError, ThermikError
 from thermik.resources.context import ValidationContext
 from thermik.resources.plugin import (
     CheckResult,
@@ -126,8 +126,62 @@ def attribute_values(call: Call) -> Completed:
     return Completed(values, plugin.reference_id(ctx, props))
 
 
+#: Progress keys of an action the cloud could not serve: the start to run again (its
+#: operation), the cloud's last answer, and how often it was tried (the backoff's exponent).
+RETRY_START = "thermik_retry_start"
+UNAVAILABLE = "thermik_unavailable"
+TRIES = "thermik_tries"
+#: Retries of an unavailable cloud start this far apart and back off to at most this.
+_FIRST_RETRY, _MAX_RETRY = 1.0, 15.0
+
+
+def unavailable_reason(progress: Progress | None) -> str | None:
+    """The cloud's last answer when an action waits for an unavailable service, else None."""
+    reason = (progress.state if progress else {}).get(UNAVAILABLE)
+    return reason if isinstance(reason, str) else None
+
+
+def _unavailable(progress: Progress | None, error: CloudUnavailable, *, restart: bool) -> Pending:
+    """Wait, with backoff, for a service that is down or overloaded; the stack's timeout ends
+    the wait (the abort then names the cloud's answer, see :func:`unavailable_reason`)."""
+    state = dict(progress.state) if progress else {}
+    tries = int(state.get(TRIES, 0))
+    state.update({UNAVAILABLE: f"{error.kind}: {error.message}", TRIES: tries + 1})
+    if restart:
+        state[RETRY_START] = True
+    return Pending(Progress(state), min(_FIRST_RETRY * 2**tries, _MAX_RETRY))
+
+
+def _plugin_progress(progress: Progress | None) -> Progress | None:
+    """The progress as the plugin made it (without what waiting on the cloud added)."""
+    if progress is None or not any(k in progress.state for k in (UNAVAILABLE, RETRY_START)):
+        return progress
+    state = {k: v for k, v in progress.state.items() if k not in (UNAVAILABLE, RETRY_START)}
+    state.pop(TRIES, None)
+    return Progress(state) if state else None
+
+
 def poll(call: Call, progress: Progress | None) -> Pending | Completed:
-    """Ask the plugin once whether the action finished."""
+    """Ask the plugin once whether the action finished (or start it again, when the cloud
+    could not serve its start)."""
+    if progress is not None and progress.state.get(RETRY_START):
+        return _started(call, progress)
+    try:
+        return _poll(call, _plugin_progress(progress))
+    except CloudUnavailable as error:
+        return _unavailable(progress, error, restart=False)
+
+
+def _started(call: Call, waited: Progress | None) -> Pending | Completed:
+    """Start the action (again); a cloud that cannot serve it is waited for."""
+    try:
+        started = _start(call)
+    except CloudUnavailable as error:
+        return _unavailable(waited, error, restart=True)
+    return poll(call, started)
+
+
+def _poll(call: Call, progress: Progress | None) -> Pending | Completed:
     result = _check(call, progress)
     if result is True:
         return attribute_values(call)
@@ -152,7 +206,7 @@ def start(call: Call) -> Pending | Completed:
     """Start the action and poll it once (a create validates the properties first)."""
     if call.operation is Operation.CREATE:
         _validate(call)
-    return poll(call, _start(call))
+    return _started(call, None)
 
 
 def plan(call: Call, old_props: Props) -> Replace | Planned | Completed:

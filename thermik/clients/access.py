@@ -10,6 +10,7 @@ names one image fifty times costs one look-up.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -39,6 +40,7 @@ class StackCloud:
         self._credential: Credential | None = None
         self._lock = threading.Lock()
         self._found: dict[tuple[str, str], str] = {}
+        self._running: dict[tuple[str, str], concurrent.futures.Future[str]] = {}
 
     @property
     def credential(self) -> Credential:
@@ -55,13 +57,28 @@ class StackCloud:
         key = (kind, value)
         with self._lock:
             found = self._found.get(key)
-        if found is not None:
-            return found
-        service, lookup = lookup_of(kind)
-        found = self.client(service).call(lambda conn: lookup(conn, value))
-        # Failures are not kept: the thing may be made meanwhile (by this very stack).
+            if found is not None:
+                return found
+            running = self._running.get(key)
+            if running is None:
+                self._running[key] = mine = concurrent.futures.Future[str]()
+        if running is not None:
+            # The resources of a traversal resolve their names at once: one asks the cloud,
+            # the others wait for its answer.
+            return running.result()
+        try:
+            service, lookup = lookup_of(kind)
+            found = self.client(service).call(lambda conn: lookup(conn, value))
+        except BaseException as error:
+            # Failures are not kept: the thing may be made meanwhile (by this very stack).
+            with self._lock:
+                del self._running[key]
+            mine.set_exception(error)
+            raise
         with self._lock:
             self._found[key] = found
+            del self._running[key]
+        mine.set_result(found)
         return found
 
 

@@ -9,14 +9,16 @@ raises comes out as a :class:`thermik.errors.CloudError`, after retries with exp
 
 from __future__ import annotations
 
+import contextlib
+import types
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import tenacity
 from openstack.connection import Connection
 
 from thermik.clients.errors import is_cloud_exception, to_cloud_error
-from thermik.errors import CloudConflict, CloudError
+from thermik.errors import CloudConflict, CloudError, CloudUnavailable
 
 T = TypeVar("T")
 
@@ -64,8 +66,28 @@ class CloudClient:
 
     def _once(self, action: Callable[[Connection], T]) -> T:
         try:
-            return action(self.connection)
+            result = action(self.connection)
+            if isinstance(result, types.GeneratorType):
+                # openstacksdk's listings are lazy: read here, their requests' failures are
+                # mapped and retried like any other (read by the caller, they would escape).
+                return cast("T", list(result))
+            return result
         except Exception as error:
             if is_cloud_exception(error):
-                raise to_cloud_error(error, self.service_type) from error
+                mapped = to_cloud_error(error, self.service_type)
+                if isinstance(mapped, CloudUnavailable):
+                    forget_proxy(self.connection, self.service_type)
+                raise mapped from error
             raise
+
+
+def forget_proxy(connection: Connection, service_type: str) -> None:
+    """Make ``connection`` discover ``service_type``'s API versions again on its next call.
+
+    openstacksdk reads a service's version document once per connection; when the service
+    does not answer it (down, 503) the connection stays on the unversioned endpoint for good,
+    and every later call gets a 404 once the service is back. Deleting the connection's proxy
+    attribute (openstacksdk's own way to replace a proxy) drops it and its endpoint.
+    """
+    with contextlib.suppress(AttributeError):
+        delattr(connection, service_type.replace("-", "_"))

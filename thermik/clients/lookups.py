@@ -66,6 +66,19 @@ def _flavor(conn: Connection, value: str) -> str:
     return _one("Flavor", value, by_id or [f for f in flavors if f.name == value])
 
 
+def _identity(conn: Connection) -> Any:
+    """Keystone's v3 proxy (openstacksdk types it as either version's)."""
+    return conn.identity
+
+
+def _host(conn: Connection, value: str) -> str:
+    # Heat's nova.host: a hypervisor whose host name contains the value (Nova's search).
+    found = [h for h in conn.compute.hypervisors(hypervisor_hostname_pattern=value)]
+    if not found:
+        raise CloudGone(f"The Host ({value}) could not be found.")
+    return str(found[0].name)
+
+
 def _keypair(conn: Connection, value: str) -> str:
     try:
         return str(conn.compute.get_keypair(value).name)
@@ -84,6 +97,31 @@ LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
     ),
     "nova.flavor": ("nova", _flavor),
     "nova.keypair": ("nova", _keypair),
+    "nova.host": ("nova", _host),
+    "nova.server": (
+        "nova",
+        _id_or_name(
+            "Server",
+            lambda c, v: c.compute.get_server(v),
+            lambda c, v: (s for s in c.compute.servers(name=f"^{re.escape(v)}$")),
+        ),
+    ),
+    "keystone.project": (
+        "keystone",
+        _id_or_name(
+            "Project",
+            lambda c, v: _identity(c).get_project(v),
+            lambda c, v: _identity(c).projects(name=v),
+        ),
+    ),
+    "keystone.user": (
+        "keystone",
+        _id_or_name(
+            "User",
+            lambda c, v: _identity(c).get_user(v),
+            lambda c, v: _identity(c).users(name=v),
+        ),
+    ),
     "nova.server_group": (
         "nova",
         _id_or_name(

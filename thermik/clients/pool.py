@@ -21,6 +21,7 @@ from openstack.connection import Connection
 from thermik.clients.calls import CloudClient
 from thermik.clients.counting import CallCounter
 from thermik.clients.errors import to_cloud_error
+from thermik.clients.quiet import quiet_bodies
 from thermik.conf.settings import ENVIRONMENT_CLOUD, ClientOptions, ClientSettings
 
 #: Heat's names of the services with a [clients_<name>] group, and their service types.
@@ -90,6 +91,7 @@ class ClientPool:
         self.settings = settings
         self.counter = counter or CallCounter()
         self.kept = kept
+        quiet_bodies()
         self._lock = threading.Lock()
         self._connections: collections.OrderedDict[tuple[Credential, _Tls], Connection] = (
             collections.OrderedDict()

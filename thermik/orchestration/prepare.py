@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from thermik.api.boundary import Document, StackRequest
@@ -130,6 +130,28 @@ def patch_environment(stored: Mapping[str, Any], clear: Sequence[str]) -> dict[s
     return document
 
 
+def _unchecked(value: Any) -> None:
+    return None
+
+
+class Checkable(Mapping[str, CustomValidator]):
+    """Custom constraint validators, answering for a name they lack with one that accepts
+    everything: a parameter then fares as a property does with a constraint the cloud layer
+    cannot check yet (the resource's own action reports a bad value)."""
+
+    def __init__(self, validators: Mapping[str, CustomValidator]) -> None:
+        self._validators = validators
+
+    def __getitem__(self, name: str) -> CustomValidator:
+        return self._validators.get(name, _unchecked)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._validators)
+
+    def __len__(self) -> int:
+        return len(self._validators)
+
+
 def prepare(
     template: Template,
     environment: Environment,
@@ -139,12 +161,14 @@ def prepare(
     custom_constraints: Mapping[str, CustomValidator] | None = None,
 ) -> Prepared:
     """Build and fully check a stack definition, as Heat does before storing anything;
-    ``custom_constraints`` check values against the cloud (unchecked when ``None``)."""
+    ``custom_constraints`` check parameter and property values against the cloud (unchecked
+    when ``None``; a constraint the cloud layer has no look-up for is not checked)."""
     definition = build_stack(
         template,
         environment,
         None,
         identity,
+        custom_constraints=None if custom_constraints is None else Checkable(custom_constraints),
         known_types=registry.__contains__,
         budget=limits.function_budget(),
     )

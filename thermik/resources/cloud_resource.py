@@ -17,7 +17,7 @@ says how to create, fetch, update and remove its kind of thing:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, TypeVar
 
 from thermik.clients.calls import CloudClient
@@ -108,6 +108,16 @@ class CloudResource(ResourcePlugin):
     ) -> T:
         """``action(connection)`` through the service's client (mapped errors, retries)."""
         return self.client(ctx).call(action, idempotent=idempotent)
+
+    def call_each(
+        self, ctx: ResourceContext, items: Iterable[T], action: Callable[[Any, T], object]
+    ) -> None:
+        """``action(connection, item)`` for each item, one call each (retried on its own)."""
+        for item in items:
+            self._call_one(ctx, action, item)
+
+    def _call_one(self, ctx: ResourceContext, action: Callable[[Any, T], object], item: T) -> None:
+        self.call(ctx, lambda conn: action(conn, item))
 
     def seen(self, found: T) -> T:
         """Remember ``found`` as the resource's latest state (for the attributes)."""

@@ -29,8 +29,9 @@ STRING, NUMBER, LIST, JSON, BOOLEAN = (
     "boolean",
 )
 
-#: A custom constraint: raises ``ValueError`` (or a ThermikError) saying why ``value`` is bad.
-CustomValidator = Callable[[Any], None]
+#: A custom constraint: answers why ``value`` is bad (``None`` when it is fine), or raises
+#: ``ValueError`` (or a ThermikError) saying why.
+CustomValidator = Callable[[Any], str | None]
 
 TRUE_STRINGS = ("1", "t", "true", "on", "y", "yes")
 FALSE_STRINGS = ("0", "f", "false", "off", "n", "no")
@@ -231,10 +232,11 @@ class CustomConstraint(Constraint):
         if validator is None:
             return f'"{value}" does not validate {self.name} (constraint not found)'
         try:
-            validator(value)
+            reason = validator(value)
         except ValueError as exc:
             return str(exc) or f'"{value}" does not validate {self.name}'
-        return None
+        # A validator answers with its reason, as a resource property's does (the cloud's).
+        return None if reason is None else f"Error validating value '{value}': {reason}"
 
     def as_data(self) -> Any:
         return self.name

@@ -37,3 +37,13 @@ def cloud_engine(cloud_env: CloudEnv, tmp_path: Path) -> Iterator[CloudEngine]:
         yield engine
     finally:
         engine.close()
+
+
+@pytest.fixture
+def admin_engine(cloud_env: CloudEnv, tmp_path: Path) -> Iterator[CloudEngine]:
+    """A local-mode engine acting as the admin of the loopback cloud (admin-only types)."""
+    engine = CloudEngine(tmp_path / "admin-state", cloud_env, admin=True)
+    try:
+        yield engine
+    finally:
+        engine.close()

@@ -33,19 +33,28 @@ WAIT = 240.0
 
 
 def local_settings(
-    root: Path, env: CloudEnv, tune: Callable[[EngineSettings], EngineSettings] | None = None
+    root: Path,
+    env: CloudEnv,
+    tune: Callable[[EngineSettings], EngineSettings] | None = None,
+    *,
+    admin: bool = False,
+    config_file: Path | None = None,
 ) -> Settings:
-    """The embedded default under ``root``, acting as the demo user of the loopback cloud."""
+    """The embedded default under ``root``, acting as the demo user of the loopback cloud (as
+    its admin with ``admin``), from the cloud's clouds.yaml or ``config_file``."""
     settings = Settings.embedded(root)
     clients = dataclasses.replace(
-        settings.clients, cloud=env.cloud, cloud_config_file=str(env.config_file)
+        settings.clients,
+        cloud=env.admin_cloud if admin else env.cloud,
+        cloud_config_file=str(config_file or env.config_file),
     )
     engine = settings.engine if tune is None else tune(settings.engine)
     return dataclasses.replace(settings, clients=clients, engine=engine)
 
 
 class CloudEngine:
-    """One local-mode engine on the loopback cloud."""
+    """One local-mode engine on the loopback cloud, acting as demo (or admin, for the types
+    Nova keeps to administrators), with the cloud's clouds.yaml or one of the test's own."""
 
     def __init__(
         self,
@@ -53,8 +62,10 @@ class CloudEngine:
         env: CloudEnv,
         *,
         tune: Callable[[EngineSettings], EngineSettings] | None = None,
+        admin: bool = False,
+        config_file: Path | None = None,
     ) -> None:
-        self.settings = local_settings(root, env, tune)
+        self.settings = local_settings(root, env, tune, admin=admin, config_file=config_file)
         self.engine: Engine = start_engine(self.settings, serve_urls=False)
         self.service: Orchestrator = orchestrator_for(self.engine, self.settings)
 

@@ -121,6 +121,8 @@ def test_a_node_past_the_deadline_names_its_task_as_heat_does() -> None:
     assert str(error) == (
         'CREATE aborted (Task create from TestResource "slow" Stack "s" [s-id] Timed out)'
     )
+    waited = node_rules.aborted(row, "slow", "Timed out", task, "ServiceUnavailable: down")
+    assert str(waited) == f"{error} waiting for the cloud: ServiceUnavailable: down"
     updating = dataclasses.replace(row, action="UPDATE", physical_resource_id="p-1")
     task = node_rules.task_name("TestResource", updating, "slow", stack)
     assert str(node_rules.aborted(updating, "slow", "Timed out", task)) == (

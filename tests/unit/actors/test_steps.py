@@ -8,7 +8,7 @@ import pytest
 
 from tests.unit.resources.harness import Context
 from thermik.actors import steps
-from thermik.errors import PluginError, PropertyError
+from thermik.errors import CloudUnavailable, PluginError, PropertyError
 from thermik.resources import CheckResult, PollAfter, Progress, Props, ResourcePlugin
 from thermik.resources.plugin import Operation
 from thermik.resources.test_resource import TestResource
@@ -104,3 +104,48 @@ def test_the_plugins_own_validation_runs_before_it_acts() -> None:
         steps.start(picky)
     with pytest.raises(PropertyError, match="too small"):
         steps.plan(picky, {})
+
+
+class Flaky(ResourcePlugin):
+    """A cloud type whose service is down for the first ``outage`` calls of its create and of
+    its check."""
+
+    def __init__(self, outage: int) -> None:
+        self.create_outage = self.check_outage = outage
+        self.creates = 0
+
+    def create(self, ctx: Any, props: Props) -> Progress | None:
+        self.creates += 1
+        if self.create_outage:
+            self.create_outage -= 1
+            raise CloudUnavailable("Service Unavailable", service="network", status=503)
+        return Progress({"mine": 1})
+
+    def check_create_complete(
+        self, ctx: Any, props: Props, progress: Progress | None
+    ) -> CheckResult:
+        assert progress == Progress({"mine": 1}), "the plugin sees its own progress only"
+        if self.check_outage:
+            self.check_outage -= 1
+            raise CloudUnavailable("Bad Gateway", service="network", status=502)
+        return True
+
+
+def test_an_unavailable_cloud_is_waited_for_with_backoff_and_the_action_goes_on() -> None:
+    flaky = Flaky(outage=2)
+    waiting = steps.Call(flaky, Context(), {}, Operation.CREATE)  # type: ignore[arg-type]
+    first = steps.start(waiting)
+    assert isinstance(first, steps.Pending)
+    assert first.poll_after == 1.0
+    assert steps.unavailable_reason(first.progress) == "ServiceUnavailable: Service Unavailable"
+    second = steps.poll(waiting, first.progress)
+    assert isinstance(second, steps.Pending)
+    assert second.poll_after == 2.0, "backing off"
+    # The create is started again and succeeds; its check then finds the service down.
+    third = steps.poll(waiting, second.progress)
+    assert isinstance(third, steps.Pending)
+    assert steps.unavailable_reason(third.progress) == "ServiceUnavailable: Bad Gateway"
+    fourth = steps.poll(waiting, third.progress)
+    assert isinstance(fourth, steps.Pending)
+    assert isinstance(steps.poll(waiting, fourth.progress), steps.Completed)
+    assert flaky.creates == 3

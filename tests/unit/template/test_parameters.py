@@ -229,6 +229,18 @@ def test_custom_constraints_are_pluggable() -> None:
     assert make_stack(body, params={"p": "anything"}, custom_constraints=None)
 
 
+def test_a_custom_constraint_validator_may_answer_with_its_reason() -> None:
+    def keypair(value: Any) -> str | None:
+        return None if value == "mine" else f"The Key ({value}) could not be found."
+
+    schema = {"type": "string", "constraints": [{"custom_constraint": "nova.keypair"}]}
+    body = {"parameters": {"k": schema}}
+    assert make_stack(body, params={"k": "mine"}, custom_constraints={"nova.keypair": keypair})
+    expected = r"parameters\.k: Error validating value 'x': The Key \(x\) could not be found\."
+    with pytest.raises(ParameterError, match=expected):
+        make_stack(body, params={"k": "x"}, custom_constraints={"nova.keypair": keypair})
+
+
 def test_custom_constraint_default_is_not_checked_against_the_validator() -> None:
     schema = {"type": "string", "default": "x",
               "constraints": [{"custom_constraint": "glance.image"}]}  # fmt: skip
