@@ -1,5 +1,6 @@
 """kill -9 during a create on the loopback cloud: the next engine finishes the stack, the
-delete completes, and nothing the stack made is left in the cloud (no orphans)."""
+delete completes, and nothing the stack made is left in the cloud (no orphans): not a network,
+subnet, port or server (see :func:`~tests.functional.cloud.leftovers.leftovers`)."""
 
 from __future__ import annotations
 
@@ -22,14 +23,44 @@ pytestmark = pytest.mark.functional
 ROOT = Path(__file__).resolve().parents[3]
 CHILD = "tests.functional.cloud.crash_child"
 NETWORKS = 10
+SERVERS = 10
 
 
 def template(count: int) -> str:
+    """``count`` networks: created in about a second, so a kill lands among their creates."""
     resources = "\n".join(
         f"  net{i}:\n    type: OS::Neutron::Net\n    properties: {{name: crashy-net{i}}}"
         for i in range(count)
     )
     return f"heat_template_version: 2018-08-31\nresources:\n{resources}\n"
+
+
+def servers_template(env: CloudEnv, count: int) -> str:
+    """A network, a subnet and ``count`` servers, each on a port of its own."""
+    lines = [
+        "heat_template_version: 2018-08-31",
+        "resources:",
+        "  net: {type: OS::Neutron::Net, properties: {name: crashy-net}}",
+        "  subnet:",
+        "    type: OS::Neutron::Subnet",
+        "    properties: {network: {get_resource: net}, cidr: 10.77.0.0/24}",
+    ]
+    for i in range(count):
+        lines += [
+            f"  port{i}:",
+            "    type: OS::Neutron::Port",
+            "    properties:",
+            "      network: {get_resource: net}",
+            "      fixed_ips: [{subnet: {get_resource: subnet}}]",
+            f"  server{i}:",
+            "    type: OS::Nova::Server",
+            "    properties:",
+            f"      name: crashy-server{i}",
+            f"      image: {env.image}",
+            f"      flavor: {env.flavor}",
+            f"      networks: [{{port: {{get_resource: port{i}}}}}]",
+        ]
+    return "\n".join(lines) + "\n"
 
 
 def child(state: Path, *args: str) -> subprocess.Popen[str]:
@@ -78,6 +109,26 @@ def test_a_create_killed_midway_leaves_no_orphans(
     conn: Connection = cloud_env.connect()
     template_file = tmp_path / "stack.yaml"
     template_file.write_text(template(NETWORKS))
+    state = tmp_path / "state"
+    stack_id = killed_during_create(state, template_file, how)
+
+    resumed = finished(state, "resume")
+    assert resumed.split()[:2] in (["CREATE", "COMPLETE"], ["CREATE", "FAILED"]), resumed
+    deleted = finished(state, "delete")
+    assert deleted.split()[:2] == ["DELETE", "COMPLETE"], deleted
+    assert leftovers(conn, stack_id) == []
+
+
+@pytest.mark.parametrize("how", ["after-post=14", "after=2.5"])
+def test_a_create_of_ten_servers_killed_midway_leaves_no_orphans(
+    cloud_env: CloudEnv, tmp_path: Path, how: str
+) -> None:
+    """The issue's case: 10 servers with ports; the 14th create request is a server's (a
+    network, a subnet and 10 ports come first), so the engine dies with servers made that
+    it has not recorded."""
+    conn: Connection = cloud_env.connect()
+    template_file = tmp_path / "stack.yaml"
+    template_file.write_text(servers_template(cloud_env, SERVERS))
     state = tmp_path / "state"
     stack_id = killed_during_create(state, template_file, how)
 
