@@ -20,7 +20,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thermik.actors.runtime import ConvergeRequest, EngineRuntime
 from thermik.conf.settings import Settings
@@ -31,14 +31,18 @@ from thermik.delivery.metadata_writer import DeliveryPolicy
 from thermik.deployments import DeploymentService
 from thermik.engine.states import State
 from thermik.orchestration import Orchestrator
+from thermik.orchestration.clouds import StackClouds
 from thermik.orchestration.nested import NestedStacks
 from thermik.persistence import migration
 from thermik.persistence.crypto import SecretBox
 from thermik.persistence.database import Database
 from thermik.persistence.factory import open_store
 from thermik.persistence.store import Store
-from thermik.persistence.values import NewStack, Stack
+from thermik.persistence.values import NewStack, Stack, UserCreds
 from thermik.resources import Registry
+
+if TYPE_CHECKING:
+    from thermik.clients.access import CloudAccesses
 
 #: The file under the state directory that holds the embedded default's encryption key.
 KEY_FILE = "auth_encryption_key"
@@ -98,9 +102,11 @@ class Engine:
     runtime: EngineRuntime
     delivery: DeliveryBackend | None = None
     deployments: DeploymentService | None = None
+    cloud: CloudAccesses | None = None
 
     def stop(self) -> None:
-        """Stop the runtime, then the delivery machinery; the database stays open."""
+        """Stop the runtime, then the delivery machinery and the cloud's connections; the
+        database stays open."""
         try:
             self.runtime.stop()
         finally:
@@ -108,6 +114,8 @@ class Engine:
                 self.deployments.close()
             if self.delivery is not None:
                 self.delivery.close()
+            if self.cloud is not None:
+                self.cloud.pool.close()
 
     def close(self) -> None:
         """Stop everything (what it recorded stays), then release the database."""
@@ -115,6 +123,29 @@ class Engine:
             self.stop()
         finally:
             self.store.close()
+
+
+def build_cloud(settings: Settings, store: Store) -> CloudAccesses | None:
+    """The cloud access of the engine: local mode's clouds.yaml cloud when ``[DEFAULT] cloud``
+    names one; ``None`` when no cloud is configured (cloud resource types then fail clearly).
+    """
+    clients = settings.clients
+    if not clients.cloud:
+        return None
+    # Imported here: openstacksdk takes half a second to import, which a cloud-free command
+    # (the demo) should not pay.
+    from thermik.clients.access import CloudAccesses  # noqa: PLC0415
+    from thermik.clients.credentials import LocalCloud  # noqa: PLC0415
+    from thermik.clients.pool import ClientPool  # noqa: PLC0415
+
+    source = LocalCloud(clients.cloud, clients.cloud_config_file)
+    return CloudAccesses(ClientPool(clients), source, lambda root_id: stored_creds(store, root_id))
+
+
+def stored_creds(store: Store, root_id: str) -> UserCreds | None:
+    """What the stack tree rooted at ``root_id`` stored to act for its user, if anything."""
+    root = store.get_stack(root_id, show_deleted=True)
+    return None if root.user_creds_id is None else store.get_user_creds(root.user_creds_id)
 
 
 def build_delivery(settings: Settings) -> DeliveryBackend:
@@ -187,6 +218,7 @@ def start_engine(
         if serve_urls:
             serve_delivery(settings, backend)
         deployments = build_deployments(settings, store, backend, policy)
+        cloud = build_cloud(settings, store)
         nested = NestedStacks(
             store,
             registry,
@@ -201,6 +233,8 @@ def start_engine(
             delivery=backend,
             software=deployments,
             nested=nested,
+            cloud=cloud,
+            release_credentials=None if cloud is None else cloud.source.release,
             resume=False,
             budget=settings.limits.function_budget(),
         )
@@ -216,7 +250,7 @@ def start_engine(
     deployments.attach(runtime.wake)
     nested.attach(runtime)
     runtime.resume_incomplete()
-    return Engine(store, registry, runtime, backend, deployments)
+    return Engine(store, registry, runtime, backend, deployments, cloud)
 
 
 class EngineRuntimeView:
@@ -264,7 +298,15 @@ def orchestrator_for(engine: Engine, settings: Settings) -> Orchestrator:
         EngineRuntimeView(engine),
         settings.limits,
         servers=engine.deployments,
+        clouds=None if engine.cloud is None else request_clouds(engine.cloud),
     )
+
+
+def request_clouds(cloud: CloudAccesses) -> StackClouds:
+    """The cloud layer as the orchestration service uses it."""
+    from thermik.clients.requests import RequestClouds  # noqa: PLC0415
+
+    return RequestClouds(cloud)
 
 
 def build_orchestration_service(settings: Settings) -> Orchestrator:

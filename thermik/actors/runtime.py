@@ -17,7 +17,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pykka
@@ -44,7 +44,7 @@ from thermik.errors import (
     ThermikError,
 )
 from thermik.persistence.store import Store
-from thermik.persistence.values import NewStack, Stack
+from thermik.persistence.values import NewStack, Stack, UserCreds
 from thermik.resources.cloud_access import CloudAccessProvider
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
@@ -88,6 +88,7 @@ class EngineRuntime:
         software: SoftwareDeploymentServices | None = None,
         nested: NestedStackServices | None = None,
         cloud: CloudAccessProvider | None = None,
+        release_credentials: Callable[[UserCreds], None] | None = None,
         resume: bool = True,
         budget: Budget | None = None,
     ) -> EngineRuntime:
@@ -109,6 +110,7 @@ class EngineRuntime:
             cloud: the cloud access plugins get as ``ctx.cloud``
                 (:class:`thermik.clients.access.CloudAccesses`); without it cloud resource
                 types fail clearly.
+            release_credentials: undoes a deleted stack's delegation (its trust).
             resume: resume interrupted stacks now; ``False`` leaves it to the caller (who
                 first attaches services that need the runtime, then calls
                 :meth:`resume_incomplete`).
@@ -130,6 +132,7 @@ class EngineRuntime:
             software=software,
             nested=nested,
             cloud=cloud,
+            release_credentials=release_credentials,
             budget=Budget() if budget is None else budget,
         )
         # A traversal runs up to max_concurrent_resources resource actors beside its stack

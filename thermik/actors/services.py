@@ -18,6 +18,7 @@ from thermik.actors.threads import JobThreads
 from thermik.actors.timers import TimerService
 from thermik.conf.settings import EngineSettings
 from thermik.persistence.store import Store
+from thermik.persistence.values import UserCreds
 from thermik.resources.cloud_access import CloudAccess, CloudAccessProvider
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
@@ -68,6 +69,8 @@ class Services:
     software: SoftwareDeploymentServices | None = None
     nested: NestedStackServices | None = None
     cloud: CloudAccessProvider | None = None
+    #: Undoes a deleted stack's delegation (deletes its Keystone trust); None: nothing to undo.
+    release_credentials: Callable[[UserCreds], None] | None = None
     budget: Budget = dataclasses.field(default_factory=Budget)
     #: Which names each stored template retains on delete.
     retention: Retention = dataclasses.field(default_factory=Retention)

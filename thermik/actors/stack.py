@@ -376,7 +376,19 @@ class StackActor(PooledActor):
             return
         assert self.stack is not None
         stack_changes.snapshot_done(self.store, self.stack)
-        stack_changes.purge(self.store, self.stack, command.traversal_id)
+        stack_changes.purge(self.store, self.stack, command.traversal_id, self._forget)
+
+    def _forget(self, creds_id: int) -> None:
+        """Drop a deleted stack's credentials; undoing a delegation asks the cloud, on the
+        executor."""
+        release = self.services.release_credentials
+        if release is None:
+            self.store.delete_user_creds(creds_id)
+            return
+        store = self.store
+        self.services.executor.submit(
+            lambda: stack_changes.forget_credentials(store, release, creds_id)
+        )
 
     def _record(self, traversal_id: str, state: State, reason: str) -> None:
         stack = self.stack

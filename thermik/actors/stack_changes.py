@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from thermik.actors.codec import TraversalRecord
@@ -28,7 +29,7 @@ from thermik.errors import Failure, LockConflict, NotFound, ThermikError
 from thermik.persistence import crypto
 from thermik.persistence.resource_values import NewEvent, NewResource
 from thermik.persistence.store import Store
-from thermik.persistence.values import KEEP, Stack, StackChanges
+from thermik.persistence.values import KEEP, Stack, StackChanges, UserCreds
 
 LOG = logging.getLogger(__name__)
 
@@ -170,15 +171,21 @@ def insert_replacement(
     return ResourceFailed(command.node, command.traversal_id, Failure.from_exception(error))
 
 
-def purge(store: Store, stack: Stack, traversal_id: str) -> None:
+def purge(
+    store: Store,
+    stack: Stack,
+    traversal_id: str,
+    forget: Callable[[int], None] | None = None,
+) -> None:
     """What Heat does once a traversal completed: drop deleted versions and the previous
-    template; a deleted stack loses its credentials and is soft-deleted."""
+    template; a deleted stack loses its credentials (``forget`` does it, when given) and is
+    soft-deleted."""
     try:
         if stack.action == Action.DELETE.value:
             if stack.deleted_at is None:
                 store.soft_delete_stack(stack.id, traversal_id)
             if stack.user_creds_id is not None and stack.owner_id is None:
-                store.delete_user_creds(stack.user_creds_id)
+                (forget or store.delete_user_creds)(stack.user_creds_id)
             return
         store.delete_deleted_resources(stack.id)
         previous = stack.prev_raw_template_id
@@ -187,6 +194,17 @@ def purge(store: Store, stack: Stack, traversal_id: str) -> None:
             store.delete_raw_template(previous)
     except ThermikError as error:
         LOG.info("stack %s: purge after completion left something behind: %s", stack.id, error)
+
+
+def forget_credentials(store: Store, release: Callable[[UserCreds], None], creds_id: int) -> None:
+    """Undo a deleted stack's delegation (``release``: delete its trust), then its row."""
+    try:
+        release(store.get_user_creds(creds_id))
+    except ThermikError as error:
+        LOG.warning("credentials %s: the delegation was not undone: %s", creds_id, error)
+    finally:
+        with contextlib.suppress(NotFound):
+            store.delete_user_creds(creds_id)
 
 
 def snapshot_failed(store: Store, stack: Stack, reason: str) -> None:

@@ -15,9 +15,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from thermik.clients.calls import CloudClient
+from thermik.clients.credentials import CredentialSource, Requester
 from thermik.clients.lookups import LOOKUPS, lookup_of
 from thermik.clients.pool import ClientPool, Credential
 from thermik.errors import CloudError, CloudUnavailable
+from thermik.persistence.values import UserCreds
 
 #: How many traversals' accesses an engine keeps (each holds its look-up cache).
 _KEPT_TRAVERSALS = 256
@@ -65,13 +67,19 @@ class StackCloud:
 class CloudAccesses:
     """The engine's :class:`StackCloud` of each running traversal.
 
-    ``credential_of(root_stack_id)`` finds the credential a stack tree acts with (nested stacks
-    act with their root's).
+    ``stored_of(root_stack_id)`` reads what the stack tree stored when it was created (nested
+    stacks act with their root's credential); ``source`` turns it into a credential.
     """
 
-    def __init__(self, pool: ClientPool, credential_of: Callable[[str], Credential]) -> None:
+    def __init__(
+        self,
+        pool: ClientPool,
+        source: CredentialSource,
+        stored_of: Callable[[str], UserCreds | None],
+    ) -> None:
         self.pool = pool
-        self._credential_of = credential_of
+        self.source = source
+        self._stored_of = stored_of
         self._lock = threading.Lock()
         self._accesses: collections.OrderedDict[tuple[str, str], StackCloud] = (
             collections.OrderedDict()
@@ -83,13 +91,21 @@ class CloudAccesses:
         with self._lock:
             access = self._accesses.get(key)
             if access is None:
-                access = StackCloud(self.pool, lambda: self._credential_of(root_id))
+                access = StackCloud(self.pool, lambda: self.credential_of(root_id))
                 self._accesses[key] = access
                 while len(self._accesses) > _KEPT_TRAVERSALS:
                     self._accesses.popitem(last=False)
             else:
                 self._accesses.move_to_end(key)
             return access
+
+    def credential_of(self, root_id: str) -> Credential:
+        """The credential the stack tree rooted at ``root_id`` acts with."""
+        return self.source.of_stack(self._stored_of(root_id))
+
+    def for_request(self, requester: Requester) -> StackCloud:
+        """A fresh access acting as the caller of one request (its look-ups are its own)."""
+        return StackCloud(self.pool, lambda: self.source.of_request(requester))
 
 
 def constraint_validators(access: StackCloud) -> Mapping[str, Callable[[Any], str | None]]:

@@ -128,6 +128,14 @@ LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
             lambda c, v: c.network.security_groups(name=v, project_id=c.current_project_id),
         ),
     ),
+    "neutron.qos_policy": (
+        "neutron",
+        _id_or_name(
+            "QoS Policy",
+            lambda c, v: c.network.get_qos_policy(v),
+            lambda c, v: c.network.qos_policies(name=v),
+        ),
+    ),
     "neutron.floating_ip": (
         "neutron",
         _id_or_name(

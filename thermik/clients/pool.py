@@ -20,7 +20,7 @@ from openstack.connection import Connection
 from thermik.clients.calls import CloudClient
 from thermik.clients.counting import CallCounter
 from thermik.clients.errors import to_cloud_error
-from thermik.conf.settings import ClientOptions, ClientSettings
+from thermik.conf.settings import ENVIRONMENT_CLOUD, ClientOptions, ClientSettings
 
 #: Heat's names of the services with a [clients_<name>] group, and their service types.
 SERVICE_TYPES = {
@@ -123,10 +123,11 @@ class ClientPool:
         for name, service_type in SERVICE_TYPES.items():
             endpoint_type = self.settings.for_service(name).endpoint_type
             overrides[f"{service_type.replace('-', '_')}_interface"] = interface(endpoint_type)
+        from_environment = credential.cloud == ENVIRONMENT_CLOUD
         loader = OpenStackConfig(
             config_files=[credential.config_file] if credential.config_file else None,
-            load_yaml_config=credential.cloud is not None,
-            load_envvars=False,
+            load_yaml_config=credential.cloud is not None and not from_environment,
+            load_envvars=from_environment,
         )
         if credential.cloud is not None:
             return loader.get_one(cloud=credential.cloud, **overrides)

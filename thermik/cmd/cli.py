@@ -9,8 +9,11 @@ the engine running in this process, and closed when the command ends.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import os
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from cliff.app import App
@@ -37,6 +40,18 @@ class OneLineFormatter(logging.Formatter):
             error = record.exc_info[1]
             message = f"{message}: {type(error).__name__}: {error}"
         return " ".join(message.split("\n", 1)[0].split()) if message else message
+
+
+def with_cloud(
+    settings: config.Settings, os_cloud: str | None, environ: Mapping[str, str]
+) -> config.Settings:
+    """``settings`` acting as cloud ``os_cloud`` (or the OS_* variables' cloud when
+    ``OS_AUTH_URL`` is set); the configuration's ``cloud`` when neither is given."""
+    cloud = os_cloud or (config.ENVIRONMENT_CLOUD if environ.get("OS_AUTH_URL") else None)
+    if not cloud:
+        return settings
+    clients = dataclasses.replace(settings.clients, cloud=cloud)
+    return dataclasses.replace(settings, clients=clients)
 
 
 class ThermikApp(App):
@@ -68,6 +83,15 @@ class ThermikApp(App):
             default="local",
             help="Project (tenant) the stacks belong to (default: local).",
         )
+        parser.add_argument(
+            "--os-cloud",
+            dest="os_cloud",
+            default=os.environ.get("OS_CLOUD"),
+            metavar="NAME",
+            help="Create the stacks' resources on this cloud of clouds.yaml, with its "
+            "credentials (default: $OS_CLOUD; without it, the OS_* variables when "
+            "OS_AUTH_URL is set, else no cloud).",
+        )
         return parser
 
     def configure_logging(self) -> None:
@@ -86,9 +110,10 @@ class ThermikApp(App):
         root.setLevel(level)
 
     def settings(self) -> config.Settings:
-        """The configuration this run uses (read once)."""
+        """The configuration this run uses (read once), with the cloud ``--os-cloud`` names."""
         if self._settings is None:
-            self._settings = config.load([], config_files=self.options.config_file)
+            settings = config.load([], config_files=self.options.config_file)
+            self._settings = with_cloud(settings, self.options.os_cloud, os.environ)
         return self._settings
 
     def use_settings(self, settings: config.Settings) -> None:

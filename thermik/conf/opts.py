@@ -232,6 +232,19 @@ API_OPTS: list[cfg.Opt] = [
 
 CLOUD_OPTS: list[cfg.Opt] = [
     cfg.StrOpt(
+        "cloud",
+        help="Local mode: the cloud of openstacksdk's clouds.yaml that stacks are created on, "
+        "with that cloud's credentials (thermik --os-cloud NAME sets it; 'envvars' means the "
+        "OS_* environment variables). Unset: no cloud, unless a service's Keystone trusts "
+        "are configured.",
+    ),
+    cfg.StrOpt(
+        "cloud_config_file",
+        help="The clouds.yaml that names the 'cloud'. Unset: where openstacksdk looks "
+        "(OS_CLIENT_CONFIG_FILE, ./clouds.yaml, ~/.config/openstack/clouds.yaml, "
+        "/etc/openstack/clouds.yaml).",
+    ),
+    cfg.StrOpt(
         "region_name_for_services",
         help="Region of the cloud services Thermik calls. Default: the region of the "
         "credential (clouds.yaml), else the cloud's only one.",

@@ -141,12 +141,19 @@ class ClientOptions:
         return dataclasses.replace(base, **{k: v for k, v in values.items() if v is not None})
 
 
+#: The ``cloud`` that means "the OS_* environment variables" (openstacksdk's name for it).
+ENVIRONMENT_CLOUD = "envvars"
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class ClientSettings:
     """The cloud client layer: region, retries, and TLS and endpoints per service."""
 
     region_name: str | None = None
     retry_limit: int = 2
+    #: Local mode: the clouds.yaml cloud stacks act as (``envvars``: the OS_* variables).
+    cloud: str | None = None
+    cloud_config_file: str | None = None
     defaults: ClientOptions = ClientOptions(endpoint_type="publicURL", insecure=False, timeout=60)
     #: By the service's Heat name (nova, neutron, ...); see ``opts.CLIENT_SERVICES``.
     services: Mapping[str, ClientOptions] = dataclasses.field(default_factory=dict)
@@ -196,6 +203,8 @@ class Settings:
             clients=ClientSettings(
                 region_name=conf.region_name_for_services,
                 retry_limit=conf.client_retry_limit,
+                cloud=conf.cloud,
+                cloud_config_file=conf.cloud_config_file,
                 defaults=_group(ClientOptions, conf.clients),
                 services={
                     name: _group(ClientOptions, conf[f"clients_{name}"])

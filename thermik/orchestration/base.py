@@ -16,10 +16,11 @@ from thermik.api.boundary import RequestContext, StackIdentity
 from thermik.conf.settings import LimitSettings
 from thermik.engine.states import State
 from thermik.errors import LeaseConflict, StackNotFound
+from thermik.orchestration.clouds import StackClouds
 from thermik.orchestration.descriptions import TemplateDescriptions
 from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, RawTemplate, Stack
-from thermik.resources import Registry
+from thermik.resources import CustomValidator, Registry
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
 from thermik.template.budget import Budget
 
@@ -101,6 +102,7 @@ class Base:
         limits: LimitSettings,
         *,
         servers: ServerDeployments | None = None,
+        clouds: StackClouds | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
@@ -109,7 +111,13 @@ class Base:
         #: Publishes servers' metadata when the API changes their deployments (None: nothing
         #: delivers metadata in this process).
         self.servers = servers
+        #: The cloud layer (None: no cloud configured, custom constraints go unchecked).
+        self.clouds = clouds
         self.descriptions = TemplateDescriptions(store)
+
+    def constraints(self, ctx: RequestContext) -> Mapping[str, CustomValidator] | None:
+        """The cloud's custom constraint validators for one request (None: no cloud)."""
+        return None if self.clouds is None else self.clouds.constraints(ctx)
 
     def find_stack(
         self, ctx: RequestContext, identity: StackIdentity, *, live: bool = False

@@ -112,7 +112,13 @@ class CatalogOperations(Base):
             strict=False,
             budget=self.limits.function_budget(),
         )
-        check_resources(definition, self.registry, self.limits, lenient=True)
+        check_resources(
+            definition,
+            self.registry,
+            self.limits,
+            lenient=True,
+            custom_constraints=self.constraints(ctx),
+        )
         return ValidationView(
             description=str(result["Description"]),
             parameters={k: parameter_info(v) for k, v in result["Parameters"].items()},

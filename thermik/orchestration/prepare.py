@@ -18,7 +18,7 @@ from thermik.api.boundary import Document, StackRequest
 from thermik.conf.settings import LimitSettings
 from thermik.errors import EnvironmentError_, InvalidInput
 from thermik.orchestration.checks import check_resources
-from thermik.resources import Registry
+from thermik.resources import CustomValidator, Registry
 from thermik.template import (
     Environment,
     Identity,
@@ -136,8 +136,10 @@ def prepare(
     identity: Identity,
     registry: Registry,
     limits: LimitSettings,
+    custom_constraints: Mapping[str, CustomValidator] | None = None,
 ) -> Prepared:
-    """Build and fully check a stack definition, as Heat does before storing anything."""
+    """Build and fully check a stack definition, as Heat does before storing anything;
+    ``custom_constraints`` check values against the cloud (unchecked when ``None``)."""
     definition = build_stack(
         template,
         environment,
@@ -146,7 +148,7 @@ def prepare(
         known_types=registry.__contains__,
         budget=limits.function_budget(),
     )
-    check_resources(definition, registry, limits)
+    check_resources(definition, registry, limits, custom_constraints=custom_constraints)
     return Prepared(
         definition=definition,
         template=dict(template.data),
@@ -161,9 +163,10 @@ def prepare_request(
     registry: Registry,
     limits: LimitSettings,
     base: Mapping[str, Any] | None = None,
+    custom_constraints: Mapping[str, CustomValidator] | None = None,
 ) -> Prepared:
     """Parse and check a create/preview/adopt request (an adopt's environment is ``base``)."""
     check_sources(request)
     template = load_template(request.template, request.files, limits)
     environment = request_environment(request, template, limits, base)
-    return prepare(template, environment, identity, registry, limits)
+    return prepare(template, environment, identity, registry, limits, custom_constraints)

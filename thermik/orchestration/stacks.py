@@ -8,10 +8,11 @@ create already started (``CREATE_IN_PROGRESS``, its traversal and lease, in one 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from thermik.actors.runtime import ConvergeRequest
@@ -32,6 +33,7 @@ from thermik.errors import (
     LeaseConflict,
     NotFound,
     StackNotFound,
+    ThermikError,
 )
 from thermik.orchestration.base import identity_of
 from thermik.orchestration.checks import static_properties, without_runtime
@@ -127,18 +129,43 @@ class StackOperations(OutputOperations):
         start = ConvergeRequest(
             stack_id=stack_id, operation=operation, template_id=template_id, adopt_data=adopt_data
         )
-        try:
-            with dropped_if_refused(self.store, template_id):
-                stack = self.runtime.create(new, start)
-        except DuplicateName:
-            raise DuplicateName(f"The Stack ({name}) already exists.", stack=name) from None
+        with self._delegated(ctx, template_id) as creds_id:
+            new = dataclasses.replace(new, user_creds_id=creds_id)
+            try:
+                with dropped_if_refused(self.store, template_id):
+                    stack = self.runtime.create(new, start)
+            except DuplicateName:
+                raise DuplicateName(f"The Stack ({name}) already exists.", stack=name) from None
         return identity_of(stack)
+
+    @contextlib.contextmanager
+    def _delegated(self, ctx: RequestContext, template_id: int) -> Iterator[int | None]:
+        """Store what lets the engine act for the caller later (a trust); undo it when the
+        stack was refused (as :func:`dropped_if_refused` drops its template)."""
+        clouds = self.clouds
+        delegation = None
+        if clouds is not None:
+            with dropped_if_refused(self.store, template_id):
+                delegation = clouds.delegate(ctx)
+        if clouds is None or delegation is None:
+            yield None
+            return
+        creds_id = self.store.store_user_creds(delegation)
+        try:
+            yield creds_id
+        except ThermikError:
+            self.store.delete_user_creds(creds_id)
+            with contextlib.suppress(ThermikError):
+                clouds.release(delegation)
+            raise
 
     def create_stack(self, ctx: RequestContext, request: StackRequest) -> StackIdentity:
         name = self._free_name(ctx, request.name)
         stack_id = str(uuid.uuid4())
         identity = Identity(stack_name=name, stack_id=stack_id, project_id=ctx.tenant)
-        prepared = prepare_request(request, identity, self.registry, self.limits)
+        prepared = prepare_request(
+            request, identity, self.registry, self.limits, custom_constraints=self.constraints(ctx)
+        )
         return self._start(ctx, request, stack_id, prepared, Action.CREATE)
 
     def adopt_stack(self, ctx: RequestContext, request: StackRequest) -> StackIdentity:
@@ -160,13 +187,17 @@ class StackOperations(OutputOperations):
         stack_id = str(uuid.uuid4())
         identity = Identity(stack_name=name, stack_id=stack_id, project_id=ctx.tenant)
         base = _adopted_environment(data)
-        prepared = prepare_request(request, identity, self.registry, self.limits, base)
+        prepared = prepare_request(
+            request, identity, self.registry, self.limits, base, self.constraints(ctx)
+        )
         return self._start(ctx, request, stack_id, prepared, Action.ADOPT, dict(resources))
 
     def preview_stack(self, ctx: RequestContext, request: StackRequest) -> StackPreview:
         name = self._free_name(ctx, request.name)
         identity = Identity(stack_name=name, stack_id="None", project_id=ctx.tenant)
-        prepared = prepare_request(request, identity, self.registry, self.limits)
+        prepared = prepare_request(
+            request, identity, self.registry, self.limits, custom_constraints=self.constraints(ctx)
+        )
         definition = prepared.definition
         stack = StackIdentity(name, "None")
         parameters, hidden = stack_parameters(definition)

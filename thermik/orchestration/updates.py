@@ -41,7 +41,7 @@ _REFUSED = {"DELETE": "deleting", "SUSPEND": "suspended"}
 class UpdateOperations(Base):
     """Update and preview update."""
 
-    def _prepare_update(self, row: Stack, update: StackUpdate) -> Prepared:
+    def _prepare_update(self, ctx: RequestContext, row: Stack, update: StackUpdate) -> Prepared:
         refused = _REFUSED.get(row.action)
         if refused is not None:
             raise InvalidTransition(
@@ -63,7 +63,12 @@ class UpdateOperations(Base):
             template = load_template(request.template, request.files, self.limits)
             environment = request_environment(request, template, self.limits)
         prepared = prepare(
-            template, environment, definition_identity(row), self.registry, self.limits
+            template,
+            environment,
+            definition_identity(row),
+            self.registry,
+            self.limits,
+            self.constraints(ctx),
         )
         changed = current.parameters.immutable_changes(prepared.definition.parameters)
         if changed:
@@ -76,7 +81,7 @@ class UpdateOperations(Base):
 
     def update_stack(self, ctx: RequestContext, stack: StackIdentity, update: StackUpdate) -> None:
         row = self.find_stack(ctx, stack, live=True)
-        prepared = self._prepare_update(row, update)
+        prepared = self._prepare_update(ctx, row, update)
         template_id = self.store.store_raw_template(
             prepared.template, prepared.environment, prepared.files, prepared.hidden_parameters
         )
@@ -112,5 +117,5 @@ class UpdateOperations(Base):
         show_nested: bool = False,
     ) -> ResourceChanges:
         row = self.find_stack(ctx, stack, live=True)
-        prepared = self._prepare_update(row, update)
+        prepared = self._prepare_update(ctx, row, update)
         return plan_changes(self.store, self.registry, row, prepared.definition)

@@ -82,6 +82,12 @@ def cloud_access(ctx: ResourceContext) -> CloudAccess:
     return found
 
 
+def find(ctx: ResourceContext, kind: str, value: str) -> str:
+    """The id of the ``kind`` thing ``value`` names, for ``ctx``'s stack (see
+    :meth:`CloudAccess.find`)."""
+    return cloud_access(ctx).find(kind, value)
+
+
 def creation_tag(ctx: ResourceContext) -> str:
     """The tag a cloud resource of this resource version carries from its create call on.
 

@@ -7,11 +7,13 @@ the suite, it waits for it first.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.functional.cloud.cloud import CloudEnv
+from tests.functional.cloud.engine import CloudEngine
 
 HERE = Path(__file__).resolve().parent
 
@@ -25,3 +27,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def cloud_env() -> CloudEnv:
     """The loopback cloud, checked to accept the demo user's login."""
     return CloudEnv.from_settings()
+
+
+@pytest.fixture
+def cloud_engine(cloud_env: CloudEnv, tmp_path: Path) -> Iterator[CloudEngine]:
+    """A local-mode engine acting as the demo user of the loopback cloud."""
+    engine = CloudEngine(tmp_path / "state", cloud_env)
+    try:
+        yield engine
+    finally:
+        engine.close()

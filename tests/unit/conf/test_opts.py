@@ -64,7 +64,7 @@ def test_every_option_has_a_settings_field() -> None:
         **{f"clients_{name}": settings.ClientOptions for name in opts.CLIENT_SERVICES},
     }
     # Read into Settings.clients (as ClientSettings.region_name and retry_limit).
-    cloud = {"region_name_for_services", "client_retry_limit"}
+    cloud = {"region_name_for_services", "client_retry_limit", "cloud", "cloud_config_file"}
     top_level = {"state_dir", "auth_encryption_key", *cloud}
     for group, group_opts in opts.GROUPS.items():
         names = {f for f in groups[group].__dataclass_fields__}

@@ -1,0 +1,1 @@
+"""Neutron's resource types: networks, subnets, ports, routers, floating IPs, security groups."""
