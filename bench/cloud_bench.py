@@ -140,7 +140,12 @@ def measure_engine(bench: Bench, engine: Engine, prefix: str, servers: int) -> M
     result.background = bench.served.rate(BACKGROUND_SECONDS)
     mark, cpu, own = bench.served.mark(), engine.cpu(), engine.own_requests()
     started = time.perf_counter()
-    outcome = engine.create(prefix, tmpl, timeout)
+    try:
+        outcome = engine.create(prefix, tmpl, timeout)
+    except Exception as error:  # the engine refused the stack: nothing to measure
+        result.status, result.reason = "FAILED", f"{type(error).__name__}: {error}"
+        result.left = bench.check_clean(prefix, [])
+        return result
     result.create_seconds = time.perf_counter() - started
     after_cpu, after_own = engine.cpu(), engine.own_requests()
     result.served_create = served_by_type(bench.served.since(mark))

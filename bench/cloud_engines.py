@@ -146,32 +146,20 @@ class InProcessThermik:
 
     def __init__(self, cloud: str, config_file: str, poll: float) -> None:
         from thermik.api.boundary import RequestContext
-        from thermik.clients.access import CloudAccesses
-        from thermik.clients.pool import ClientPool, Credential
         from thermik.conf.settings import Settings
-        from thermik.resources import Registry
-        from thermik.service import Engine as Running
-        from thermik.service import open_engine_store, orchestrator_for
+        from thermik.service import orchestrator_for, start_engine
 
         self.poll = poll
         self._scratch = tempfile.TemporaryDirectory(prefix="cloud-bench-")
         settings = Settings.embedded(Path(self._scratch.name))
-        self.pool = ClientPool(settings.clients)
-        credential = Credential.from_cloud(cloud, config_file)
-        accesses = CloudAccesses(self.pool, lambda _root: credential)
-        self.registry = Registry.from_entry_points()
-        store = open_engine_store(settings)
-        from thermik.actors.runtime import EngineRuntime
-
-        runtime = EngineRuntime.start(
-            store=store,
-            registry=self.registry,
-            settings=settings.engine,
-            cloud=accesses,
-            resume=False,
-            budget=settings.limits.function_budget(),
-        )
-        self.service = orchestrator_for(Running(store, self.registry, runtime), settings)
+        # Local mode, as ``thermik --os-cloud CLOUD`` runs: [DEFAULT] cloud and its clouds.yaml.
+        clients = dataclasses.replace(settings.clients, cloud=cloud, cloud_config_file=config_file)
+        settings = dataclasses.replace(settings, clients=clients)
+        self.engine = start_engine(settings)
+        assert self.engine.cloud is not None
+        self.pool = self.engine.cloud.pool
+        self.registry = self.engine.registry
+        self.service = orchestrator_for(self.engine, settings)
         self.ctx = RequestContext(tenant="bench", user="bench")
 
     def missing_types(self, types: set[str]) -> list[str]:
@@ -217,7 +205,6 @@ class InProcessThermik:
         """Stop the engine and drop its scratch database."""
         try:
             self.service.close()
-            self.pool.close()
         finally:
             self._scratch.cleanup()
 
