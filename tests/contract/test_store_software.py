@@ -180,6 +180,15 @@ def test_user_creds_are_encrypted_at_rest(store: SqlStore) -> None:
         store.get_user_creds(creds_id)
 
 
+def test_the_credentials_of_a_deleted_stack_can_be_deleted(store: SqlStore) -> None:
+    creds_id = store.store_user_creds(UserCreds(0, username="loopback"))
+    stack = make_stack(store, user_creds_id=creds_id)
+    store.delete_user_creds(creds_id)
+    assert store.get_stack(stack.id).user_creds_id is None
+    with pytest.raises(NotFound):
+        store.get_user_creds(creds_id)
+
+
 def test_engine_registry_heartbeats(store: SqlStore, clock: FakeClock) -> None:
     record = store.register_engine("e1", "host-a", "thermik-engine", "engine", 10)
     assert record.last_heartbeat == clock.now

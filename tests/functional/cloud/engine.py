@@ -7,6 +7,7 @@ test's directory and the cloud of the loopback cloud's ``clouds.yaml`` (the demo
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from thermik.api.boundary import (
     StackUpdate,
     StackView,
 )
-from thermik.conf.settings import Settings
+from thermik.conf.settings import EngineSettings, Settings
 from thermik.orchestration import Orchestrator
 from thermik.service import Engine, orchestrator_for, start_engine
 from thermik.template.loader import load_document
@@ -31,20 +32,29 @@ CTX = RequestContext(tenant="local", user="tester")
 WAIT = 240.0
 
 
-def local_settings(root: Path, env: CloudEnv) -> Settings:
+def local_settings(
+    root: Path, env: CloudEnv, tune: Callable[[EngineSettings], EngineSettings] | None = None
+) -> Settings:
     """The embedded default under ``root``, acting as the demo user of the loopback cloud."""
     settings = Settings.embedded(root)
     clients = dataclasses.replace(
         settings.clients, cloud=env.cloud, cloud_config_file=str(env.config_file)
     )
-    return dataclasses.replace(settings, clients=clients)
+    engine = settings.engine if tune is None else tune(settings.engine)
+    return dataclasses.replace(settings, clients=clients, engine=engine)
 
 
 class CloudEngine:
     """One local-mode engine on the loopback cloud."""
 
-    def __init__(self, root: Path, env: CloudEnv) -> None:
-        self.settings = local_settings(root, env)
+    def __init__(
+        self,
+        root: Path,
+        env: CloudEnv,
+        *,
+        tune: Callable[[EngineSettings], EngineSettings] | None = None,
+    ) -> None:
+        self.settings = local_settings(root, env, tune)
         self.engine: Engine = start_engine(self.settings, serve_urls=False)
         self.service: Orchestrator = orchestrator_for(self.engine, self.settings)
 

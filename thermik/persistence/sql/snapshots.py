@@ -13,7 +13,7 @@ from thermik.errors import NotFound, StackNotFound
 from thermik.persistence import crypto
 from thermik.persistence.software_values import Snapshot
 from thermik.persistence.sql.base import SqlBase, check_length, new_id, reason
-from thermik.persistence.sql.tables import SNAPSHOT, USER_CREDS
+from thermik.persistence.sql.tables import SNAPSHOT, STACK, USER_CREDS
 from thermik.persistence.store import SnapshotStore
 from thermik.persistence.values import JSON, KEEP, Keep, UserCreds
 
@@ -191,5 +191,12 @@ class SqlSnapshots(SqlBase, SnapshotStore):
         return UserCreds(id=row.id, **{n: getattr(row, n) for n in _PLAIN_CREDS}, **secrets)
 
     def delete_user_creds(self, creds_id: int) -> None:
+        # A deleted stack's row stays (soft-deleted) and still points at its credentials.
+        unlink = update(STACK).where(STACK.c.user_creds_id == creds_id).values(user_creds_id=None)
         stmt = delete(USER_CREDS).where(USER_CREDS.c.id == creds_id)
-        self._db.write(lambda conn: conn.execute(stmt))
+
+        def write(conn: Connection) -> None:
+            conn.execute(unlink)
+            conn.execute(stmt)
+
+        self._db.write(write)
