@@ -151,7 +151,7 @@ def _runs(c: Column | None) -> str:
     if c is None:
         return "not run"
     if c.failed and not c.runs:
-        return c.failed[0][:25]
+        return "n/a" if c.failed[0].startswith("n/a") else c.failed[0][:25]
     return f"{c.runs}" + (f" ({len(c.failed)} failed)" if c.failed else "")
 
 

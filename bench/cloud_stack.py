@@ -139,7 +139,7 @@ def _by_service(counts: Iterable[tuple[tuple[str, str], int]]) -> dict[str, int]
     out: dict[str, int] = {}
     for (service, _method), n in counts:
         out[service] = out.get(service, 0) + n
-    return out
+    return {service: n for service, n in out.items() if n}
 
 
 @dataclasses.dataclass
