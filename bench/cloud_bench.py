@@ -32,7 +32,8 @@ left, removing and reporting what is. It touches nothing else in the cloud.
     set -a; . .state/cloud.env; set +a    # the loopback cloud (tools/cloud-up.sh)
     tools/heat-up.sh                      # real Heat, .state/heat.env
     .venv/bin/python bench/cloud_bench.py [--servers 10 30] [--repeat 1] [--only heat,sdk,thermik]
-        [--poll 0.5] [--heat-env .state/heat.env] [--no-warmup] [--json FILE] [--sweep]
+        [--poll 0.5] [--heat-env .state/heat.env] [--client-timeout S] [--no-warmup]
+        [--json FILE] [--sweep]
 """
 
 from __future__ import annotations
@@ -231,7 +232,10 @@ def engines(bench: Bench, only: set[str]) -> tuple[dict[str, Engine], dict[str, 
             absent["heat"] = f"n/a (no {env_file}: start tools/heat-up.sh)"
     if "thermik" in only:
         thermik = InProcessThermik(
-            bench.env["THERMIK_CLOUD"], bench.env["THERMIK_CLOUD_CONFIG"], bench.args.poll
+            bench.env["THERMIK_CLOUD"],
+            bench.env["THERMIK_CLOUD_CONFIG"],
+            bench.args.poll,
+            bench.args.client_timeout,
         )
         missing = thermik.missing_types(tmpl_types)
         if missing:
@@ -298,6 +302,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--poll", type=float, default=0.5, help="status poll interval (s)")
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--heat-env", default=str(ROOT / ".state" / "heat.env"))
+    parser.add_argument(
+        "--client-timeout",
+        type=int,
+        help="Thermik's [clients] timeout (s) for each cloud request (default: Thermik's)",
+    )
     parser.add_argument("--no-warmup", action="store_true")
     parser.add_argument("--json", help="also write the measurements to this file")
     parser.add_argument(

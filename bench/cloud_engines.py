@@ -144,7 +144,9 @@ class InProcessThermik:
 
     name = "Thermik"
 
-    def __init__(self, cloud: str, config_file: str, poll: float) -> None:
+    def __init__(
+        self, cloud: str, config_file: str, poll: float, client_timeout: int | None = None
+    ) -> None:
         from thermik.api.boundary import RequestContext
         from thermik.conf.settings import Settings
         from thermik.service import orchestrator_for, start_engine
@@ -154,6 +156,9 @@ class InProcessThermik:
         settings = Settings.embedded(Path(self._scratch.name))
         # Local mode, as ``thermik --os-cloud CLOUD`` runs: [DEFAULT] cloud and its clouds.yaml.
         clients = dataclasses.replace(settings.clients, cloud=cloud, cloud_config_file=config_file)
+        if client_timeout is not None:  # [clients] timeout
+            defaults = dataclasses.replace(clients.defaults, timeout=client_timeout)
+            clients = dataclasses.replace(clients, defaults=defaults)
         settings = dataclasses.replace(settings, clients=clients)
         self.engine = start_engine(settings)
         assert self.engine.cloud is not None

@@ -111,11 +111,12 @@ def _total(counts: dict[str, float] | None, resources: int) -> str:
 def _by_service(counts: dict[str, float] | None) -> str:
     if not counts:
         return "-"
-    return " ".join(f"{k[:4]} {v:.0f}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+    ordered = sorted(counts.items(), key=lambda kv: -kv[1])
+    return " ".join(f"{k[:4]} {v:.0f}" for k, v in ordered)
 
 
 def _row(label: str, cells: Sequence[str]) -> str:
-    return f"{label:<30}" + "".join(f"{cell:>26}" for cell in cells)
+    return f"{label:<30}" + "".join(f"  {cell:>34}" for cell in cells)
 
 
 def _table(columns: dict[str, Column], resources: int) -> list[str]:
@@ -142,7 +143,7 @@ def _table(columns: dict[str, Column], resources: int) -> list[str]:
         line("  by service", lambda c: _by_service(c.counts["served_create"])),
         line("served, delete", lambda c: _total(c.counts["served_delete"], resources)),
         line("  background (req/s)", lambda c: _cpu(c.numbers["background"])),
-        line("served less background, create", lambda c: _net(c, resources)),
+        line("  less background (estimate)", lambda c: _net(c, resources)),
     ]
     return lines
 

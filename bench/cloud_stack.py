@@ -218,10 +218,16 @@ class _Direct:
             pool.submit(self.router),
             pool.submit(self.security_group, pool),
         ]
-        parts[0].result()
-        parts[1].result()
         made = self.made
-        iface = pool.submit(self.net.add_interface_to_router, made.router, subnet=made.subnet.id)
+
+        def interface() -> Any:
+            parts[0].result()
+            parts[1].result()
+            return self.net.add_interface_to_router(made.router, subnet=made.subnet.id)
+
+        # Ports need the subnet and the security group, not the router.
+        iface = pool.submit(interface)
+        parts[0].result()
         parts[2].result()
         jobs = [pool.submit(self.server, i, iface) for i in range(servers)]
         iface.result()
