@@ -17,6 +17,7 @@ or a free loopback port, so a local agent can reach them.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -43,6 +44,9 @@ from thermik.resources import Registry
 
 if TYPE_CHECKING:
     from thermik.clients.access import CloudAccesses
+    from thermik.resources.stack_users import StackUsers
+
+LOG = logging.getLogger(__name__)
 
 #: The file under the state directory that holds the embedded default's encryption key.
 KEY_FILE = "auth_encryption_key"
@@ -126,20 +130,59 @@ class Engine:
 
 
 def build_cloud(settings: Settings, store: Store) -> CloudAccesses | None:
-    """The cloud access of the engine: local mode's clouds.yaml cloud when ``[DEFAULT] cloud``
-    names one; ``None`` when no cloud is configured (cloud resource types then fail clearly).
+    """The cloud access of the engine.
+
+    Local mode's clouds.yaml cloud when ``[DEFAULT] cloud`` names one; service mode's Keystone
+    trusts when the API authenticates with Keystone (``[api] auth_strategy = keystone``) and
+    ``[trustee]`` names the Thermik service user; ``None`` when no cloud is configured (cloud
+    resource types then fail clearly).
+
+    Raises:
+        ConfigError: service mode is configured with something it cannot work with
+            (``deferred_auth_method = password``, no Keystone URL).
     """
     clients = settings.clients
-    if not clients.cloud:
+    service_mode = (
+        settings.api.auth_strategy == "keystone" and settings.keystone.trustee.configured
+    )
+    if not clients.cloud and not service_mode:
+        if settings.api.auth_strategy == "keystone":
+            LOG.warning(
+                "[api] auth_strategy = keystone without a [trustee] service user: stacks "
+                "cannot act on the cloud for their users (no trusts are made)"
+            )
         return None
     # Imported here: openstacksdk takes half a second to import, which a cloud-free command
     # (the demo) should not pay.
     from thermik.clients.access import CloudAccesses  # noqa: PLC0415
-    from thermik.clients.credentials import LocalCloud  # noqa: PLC0415
+    from thermik.clients.credentials import CredentialSource, LocalCloud  # noqa: PLC0415
     from thermik.clients.pool import ClientPool  # noqa: PLC0415
+    from thermik.clients.trusts import KeystoneTrusts  # noqa: PLC0415
 
-    source = LocalCloud(clients.cloud, clients.cloud_config_file)
-    return CloudAccesses(ClientPool(clients), source, lambda root_id: stored_creds(store, root_id))
+    pool = ClientPool(clients)
+    source: CredentialSource
+    if clients.cloud:
+        source = LocalCloud(clients.cloud, clients.cloud_config_file)
+    else:
+        source = KeystoneTrusts(pool, settings.keystone)
+    return CloudAccesses(pool, source, lambda root_id: stored_creds(store, root_id))
+
+
+def build_stack_users(
+    settings: Settings, cloud: CloudAccesses | None, store: Store
+) -> StackUsers | None:
+    """The stack domain users plugins get (servers' and wait condition handles' own Keystone
+    users), when a stack user domain is configured and the engine has a cloud."""
+    if cloud is None or not settings.keystone.stack_domain.configured:
+        return None
+    from thermik.clients.stack_users import StackDomainUsers  # noqa: PLC0415
+    from thermik.resources.stack_users import StackUsers  # noqa: PLC0415
+
+    return StackUsers(
+        StackDomainUsers(cloud.pool, settings.keystone),
+        root_of=lambda stack_id: store.get_stack(stack_id, show_deleted=True).root_id,
+        on_project=store.set_stack_user_project,
+    )
 
 
 def stored_creds(store: Store, root_id: str) -> UserCreds | None:
@@ -219,6 +262,7 @@ def start_engine(
             serve_delivery(settings, backend)
         deployments = build_deployments(settings, store, backend, policy)
         cloud = build_cloud(settings, store)
+        stack_users = build_stack_users(settings, cloud, store)
         nested = NestedStacks(
             store,
             registry,
@@ -235,6 +279,7 @@ def start_engine(
             nested=nested,
             cloud=cloud,
             release_credentials=None if cloud is None else cloud.source.release,
+            stack_users=stack_users,
             resume=False,
             budget=settings.limits.function_budget(),
         )

@@ -254,15 +254,17 @@ prepare() {
 }
 
 start_services() {
-    local registered=1
+    local registered=1 identity
     wait "${schema[keystone]}" || rp_die "keystone's schema failed"
     wsgi_api keystone keystone keystone.wsgi.api:application 4 \
         "OS_KEYSTONE_CONFIG_FILES=$etc/keystone/keystone.conf"
-    if [ "$(cat "$data/identity.done" 2> /dev/null)" != "$(cat "$data/ports")" ]; then
+    # Registered again when the ports or what register.py registers changed.
+    identity=$(cat "$data/ports" "$RP_DIR/cloud/register.py" | sha256sum)
+    if [ "$(cat "$data/identity.done" 2> /dev/null)" != "$identity" ]; then
         registered=0
         wait_api keystone "$auth_url"
         register identity
-        cp "$data/ports" "$data/identity.done"
+        echo "$identity" > "$data/identity.done"
     fi
     wait "${schema[placement]}" || rp_die "placement's schema failed"
     wsgi_api placement placement placement.wsgi.api:application 2 \

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Set up .venv and run every check: lint, format, types, config sample, and the whole test suite.
+# Set up .venv and run every check: lint, format, types, config sample, the documentation build
+# and the whole test suite.
 # In CI (CI=true) tests that need real services fail instead of skipping when one is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/bootstrap.sh test
+tools/bootstrap.sh test,docs
 if [ -n "${CI:-}" ]; then
     export THERMIK_REQUIRE_SERVICES=1
     # `thermik stack graph --format svg` is tested against Graphviz's real dot.
@@ -14,8 +15,8 @@ if [ -n "${CI:-}" ]; then
                 apt-get install -y -q --no-install-recommends graphviz > /dev/null; }
     fi
 fi
-echo "== ruff"; .venv/bin/ruff check thermik tests bench tools
-echo "== ruff format"; .venv/bin/ruff format --check thermik tests bench tools
+echo "== ruff"; .venv/bin/ruff check thermik tests bench tools doc
+echo "== ruff format"; .venv/bin/ruff format --check thermik tests bench tools doc
 echo "== mypy"; .venv/bin/mypy
 # The functional tests need real Swift, Zaqar, the guest agent and the loopback cloud: CI (or
 # THERMIK_REAL_SERVICES=1) starts them here for the run and stops them at exit (CI also drops
@@ -45,6 +46,14 @@ if [ -n "${CI:-}" ] || [ "${THERMIK_REAL_SERVICES:-}" = 1 ]; then
 else
     echo "== real services: not started (THERMIK_REAL_SERVICES=1, tools/services-up.sh and" \
         "tools/cloud-up.sh do)"
+fi
+# The docs (warnings as errors), built while the cloud starts; tests/docs then checks that the
+# built references are complete.
+if command -v dot > /dev/null || [ -n "${CI:-}" ]; then
+    echo "== docs"; tools/build-docs.sh
+    export THERMIK_DOCS_BUILD=$PWD/doc/build
+else
+    echo "== docs: not built (the diagrams need Graphviz's dot: apt-get install graphviz)"
 fi
 echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider "$@"
 if [ -n "$cloud" ]; then

@@ -142,6 +142,17 @@ def test_nested_stack_records_owner_root_and_depth(store: SqlStore) -> None:
         make_stack(store, name="orphan", owner_id="no-such-stack")
 
 
+def test_a_stack_user_project_is_recorded_on_the_whole_tree(store: SqlStore) -> None:
+    root = make_stack(store, name="root")
+    child = make_stack(store, name="child", owner_id=root.id)
+    other = make_stack(store, name="other")
+    store.set_stack_user_project(root.id, "p" * 32)
+    store.set_stack_user_project(root.id, "p" * 32)
+    assert [s.stack_user_project_id for s in store.list_stack_tree(root.id)] == ["p" * 32] * 2
+    assert store.get_stack(child.id).stack_user_project_id == "p" * 32
+    assert store.get_stack(other.id).stack_user_project_id is None
+
+
 def test_swap_traversal_wins_once(store: SqlStore, clock: FakeClock) -> None:
     stack = make_stack(store)
     clock.advance(5)

@@ -21,6 +21,7 @@ from thermik.resources.cloud_access import CloudAccess
 from thermik.resources.context import StackIdentity
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.software_services import SoftwareDeploymentServices
+from thermik.resources.stack_users import StackUserServices
 
 
 class SystemClock:
@@ -125,6 +126,7 @@ class StoreContext:
         software: SoftwareDeploymentServices | None = None,
         nested: NestedStackServices | None = None,
         cloud: Callable[[], CloudAccess | None] = lambda: None,
+        stack_users: StackUserServices | None = None,
     ) -> None:
         self._store = store
         self._stack = stack
@@ -139,6 +141,7 @@ class StoreContext:
         self._software = software
         self._nested = nested
         self._cloud = cloud
+        self._stack_users = stack_users
         #: Whether the plugin changed the physical id since the context was made.
         self.physical_id_changed = False
 
@@ -195,6 +198,11 @@ class StoreContext:
     def cloud(self) -> CloudAccess | None:
         """The stack's cloud access for this traversal (None when the engine has no cloud)."""
         return self._cloud()
+
+    @property
+    def stack_users(self) -> StackUserServices | None:
+        """The engine's stack domain users (None when no stack user domain is configured)."""
+        return self._stack_users
 
     def peer_data(self, reference_id: str) -> Mapping[str, str] | None:
         """The data of the current version in this stack whose reference id is given."""

@@ -129,6 +129,7 @@ class NodeState(abc.ABC):
             software=self.services.software,
             nested=self.services.nested,
             cloud=self.services.cloud_for(self.plan.root_id, self.plan.traversal_id),
+            stack_users=self.services.stack_users,
         )
         attributes = None
         if self.check.node.is_update:

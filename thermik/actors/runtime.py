@@ -49,6 +49,7 @@ from thermik.resources.cloud_access import CloudAccessProvider
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
+from thermik.resources.stack_users import StackUsers
 from thermik.template.budget import Budget
 
 __all__ = ["ConvergeRequest", "EngineRuntime"]
@@ -89,6 +90,7 @@ class EngineRuntime:
         nested: NestedStackServices | None = None,
         cloud: CloudAccessProvider | None = None,
         release_credentials: Callable[[UserCreds], None] | None = None,
+        stack_users: StackUsers | None = None,
         resume: bool = True,
         budget: Budget | None = None,
     ) -> EngineRuntime:
@@ -111,6 +113,8 @@ class EngineRuntime:
                 (:class:`thermik.clients.access.CloudAccesses`); without it cloud resource
                 types fail clearly.
             release_credentials: undoes a deleted stack's delegation (its trust).
+            stack_users: the stack domain users plugins get as ``ctx.stack_users``; a
+                deleted stack tree's project is deleted with it.
             resume: resume interrupted stacks now; ``False`` leaves it to the caller (who
                 first attaches services that need the runtime, then calls
                 :meth:`resume_incomplete`).
@@ -133,6 +137,7 @@ class EngineRuntime:
             nested=nested,
             cloud=cloud,
             release_credentials=release_credentials,
+            stack_users=stack_users,
             budget=Budget() if budget is None else budget,
         )
         # A traversal runs up to max_concurrent_resources resource actors beside its stack

@@ -23,6 +23,7 @@ from thermik.resources.cloud_access import CloudAccess, CloudAccessProvider
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
 from thermik.resources.software_services import SoftwareDeploymentServices
+from thermik.resources.stack_users import StackUsers
 from thermik.template.budget import Budget
 
 #: An engine whose heartbeat is older than this many intervals is presumed dead.
@@ -48,6 +49,8 @@ class Services:
         software: the software deployment services plugins get as ``ctx.software``.
         nested: the nested-stack services plugins get as ``ctx.nested``.
         cloud: the cloud access plugins get as ``ctx.cloud`` (None: no cloud configured).
+        stack_users: the stack domain users plugins get as ``ctx.stack_users`` (None: no
+            stack user domain configured).
         budget: what evaluating a template's functions may build.
         retention: which names each stored template retains on delete.
         plain: which stored templates map no resource type (see
@@ -71,6 +74,7 @@ class Services:
     cloud: CloudAccessProvider | None = None
     #: Undoes a deleted stack's delegation (deletes its Keystone trust); None: nothing to undo.
     release_credentials: Callable[[UserCreds], None] | None = None
+    stack_users: StackUsers | None = None
     budget: Budget = dataclasses.field(default_factory=Budget)
     #: Which names each stored template retains on delete.
     retention: Retention = dataclasses.field(default_factory=Retention)

@@ -88,6 +88,7 @@ class SignalWork:
             software=self.services.software,
             nested=self.services.nested,
             cloud=self.services.cloud_for(stack.root_id, stack.current_traversal),
+            stack_users=self.services.stack_users,
         )
         return steps.Call(plugin_cls(), ctx, props, Operation.CHECK)
 

@@ -377,6 +377,11 @@ class StackActor(PooledActor):
         assert self.stack is not None
         stack_changes.snapshot_done(self.store, self.stack)
         stack_changes.purge(self.store, self.stack, command.traversal_id, self._forget)
+        users = self.services.stack_users
+        if users is not None and self.stack.owner_id is None and self.stack.deleted_at:
+            # The tree's stack user project, made when one of its resources needed a user.
+            root_id = self.stack.id
+            self.services.executor.submit(lambda: users.forget_stack(root_id))
 
     def _forget(self, creds_id: int) -> None:
         """Drop a deleted stack's credentials; undoing a delegation asks the cloud, on the

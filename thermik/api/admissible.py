@@ -156,7 +156,10 @@ class AdmissibleRequest:
             for item in (value,) if isinstance(value, str) else value:
                 check_text(item, name)
         for name, value in req.headers.items():
-            check_text(value, name.title())
+            # keystonemiddleware sets the identity headers a token lacks (its domain, system
+            # scope) to None.
+            if value is not None:
+                check_text(value, name.title())
         for name, width in _STORED_HEADERS.items():
             header = req.get_header(name)
             if header is not None:

@@ -42,6 +42,9 @@ def to_cloud_error(exc: BaseException, service: str | None = None) -> CloudError
     """
     if isinstance(exc, CloudError):
         return exc
+    if _is_authentication(exc):
+        # The call never reached ``service``: Keystone refused the credential first.
+        service = "identity"
     status = _status(exc)
     message = _cloud_message(exc) or _fallback_message(exc, service, status)
     kind: type[CloudError]
@@ -82,7 +85,19 @@ def _cloud_message(exc: BaseException) -> str | None:
     return None
 
 
+def _is_authentication(exc: BaseException) -> bool:
+    """Whether ``exc`` is Keystone's answer to a token request (keystoneauth's, before the
+    call itself)."""
+    url = getattr(exc, "url", None)
+    return isinstance(exc, ksa.HttpError) and isinstance(url, str) and url.endswith("/auth/tokens")
+
+
 def _fallback_message(exc: BaseException, service: str | None, status: int | None) -> str:
+    if status == 401 and _is_authentication(exc):
+        return (
+            "Keystone refused to authenticate the credential (a wrong password, or an "
+            "expired token or deleted trust)"
+        )
     what = f"the {service} service" if service else "the cloud"
     if isinstance(exc, ksa.ConnectTimeout):
         return f"{what} did not answer in time"

@@ -51,7 +51,11 @@ def _id_or_name(
                 return str(get(conn, value).id)
             except sdk.NotFoundException:
                 pass  # a name may look like an id too
-        return _one(label, value, by_name(conn, value))
+        try:
+            return _one(label, value, by_name(conn, value))
+        except sdk.NotFoundException:
+            # The service lacks the extension (Neutron without QoS): nothing has that name.
+            raise CloudGone(f"The {label} ({value}) could not be found.") from None
 
     return lookup
 

@@ -9,6 +9,7 @@ Region and endpoint interface come from :class:`thermik.conf.settings.ClientSett
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import threading
 from typing import Any
@@ -68,14 +69,31 @@ class _Tls:
         return cls(verify, options.cert_file, options.key_file, options.timeout)
 
 
-class ClientPool:
-    """The connections of every credential, created on first use and shared by threads."""
+#: Connections a pool keeps: in service mode every user token and every stack's trust is a
+#: credential of its own, so the least recently used are let go beyond this many.
+KEPT_CONNECTIONS = 512
 
-    def __init__(self, settings: ClientSettings, counter: CallCounter | None = None) -> None:
+
+class ClientPool:
+    """The connections of every credential, created on first use and shared by threads.
+
+    At most ``kept`` are kept; the least recently used beyond that are forgotten, not closed
+    (a thread may still be using one; its session is closed when it is collected).
+    """
+
+    def __init__(
+        self,
+        settings: ClientSettings,
+        counter: CallCounter | None = None,
+        kept: int = KEPT_CONNECTIONS,
+    ) -> None:
         self.settings = settings
         self.counter = counter or CallCounter()
+        self.kept = kept
         self._lock = threading.Lock()
-        self._connections: dict[tuple[Credential, _Tls], Connection] = {}
+        self._connections: collections.OrderedDict[tuple[Credential, _Tls], Connection] = (
+            collections.OrderedDict()
+        )
 
     def client(self, credential: Credential, service: str) -> CloudClient:
         """A client for ``service`` (a Heat name: nova, neutron, glance, cinder, keystone)."""
@@ -99,12 +117,25 @@ class ClientPool:
                     raise to_cloud_error(error) from error
                 self.counter.watch(connection)
                 self._connections[key] = connection
+                while len(self._connections) > self.kept:
+                    self._connections.popitem(last=False)
+            else:
+                self._connections.move_to_end(key)
             return connection
+
+    def discard(self, credential: Credential) -> None:
+        """Close the connections of a credential that is no longer used (a deleted trust's)."""
+        with self._lock:
+            keys = [key for key in self._connections if key[0] == credential]
+            connections = [self._connections.pop(key) for key in keys]
+        for connection in connections:
+            connection.close()
 
     def close(self) -> None:
         """Close every connection (their HTTP sessions); the pool can be used again."""
         with self._lock:
-            connections, self._connections = list(self._connections.values()), {}
+            connections = list(self._connections.values())
+            self._connections.clear()
         for connection in connections:
             connection.close()
 

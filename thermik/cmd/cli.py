@@ -50,7 +50,10 @@ def with_cloud(
     cloud = os_cloud or (config.ENVIRONMENT_CLOUD if environ.get("OS_AUTH_URL") else None)
     if not cloud:
         return settings
-    clients = dataclasses.replace(settings.clients, cloud=cloud)
+    # openstacksdk reads OS_CLIENT_CONFIG_FILE only where it reads every OS_* variable; the
+    # engine's clients do not (their cloud is named here), so it is passed on explicitly.
+    config_file = settings.clients.cloud_config_file or environ.get("OS_CLIENT_CONFIG_FILE")
+    clients = dataclasses.replace(settings.clients, cloud=cloud, cloud_config_file=config_file)
     return dataclasses.replace(settings, clients=clients)
 
 

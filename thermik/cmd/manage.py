@@ -1,7 +1,9 @@
 """The ``thermik-manage`` command: database schema and maintenance.
 
 ``db sync`` migrates the configured database to the code's schema, ``db version`` shows the
-revision it is at, ``purge-deleted --age N`` removes stacks soft-deleted longer ago than that.
+revision it is at, ``purge-deleted --age N`` removes stacks soft-deleted longer ago than that,
+``keystone setup-domain`` creates the stack user domain and its administrator
+(:mod:`thermik.cmd.keystone_setup`).
 Configuration and logging as in every service command (:mod:`thermik.cmd.service_config`);
 without a configured ``[database] connection`` it works on the embedded SQLite default.
 """
@@ -16,7 +18,7 @@ from typing import Any
 
 from oslo_config import cfg
 
-from thermik.cmd import service_config
+from thermik.cmd import keystone_setup, service_config
 from thermik.conf import settings as config
 from thermik.errors import ThermikError
 from thermik.persistence import migration
@@ -36,6 +38,7 @@ def _add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore
     purge = commands.add_parser("purge-deleted", help="remove stacks deleted long ago")
     purge.add_argument("--age", type=_non_negative, required=True, help="minimum age")
     purge.add_argument("--granularity", choices=GRANULARITY, default="days", help="unit of --age")
+    keystone_setup.add_parser(commands)
 
 
 COMMAND = cfg.SubCommandOpt("command", title="commands", handler=_add_commands)
@@ -83,6 +86,7 @@ COMMANDS: dict[str, Callable[[config.Settings, Any], str]] = {
     "sync": _sync,
     "version": _version,
     "purge-deleted": _purge,
+    "setup-domain": keystone_setup.setup_domain_command,
 }
 
 
@@ -94,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         service_config.setup_logging(conf)
         args = conf.command
-        command = args.db_command if args.name == "db" else args.name
+        command = {"db": "db_command", "keystone": "keystone_command"}.get(args.name)
+        command = getattr(args, command) if command else args.name
         print(COMMANDS[command](config.Settings.from_conf(conf), args))
     except (ThermikError, cfg.Error) as error:
         print(f"thermik-manage: {error}", file=sys.stderr)

@@ -1,11 +1,14 @@
 """``thermik template validate``: check a template like ``openstack orchestration template
-validate`` does, without a cloud."""
+validate`` does; without a cloud, or with ``--os-cloud`` against that cloud's images, flavors,
+networks... (its custom constraints)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import yaml
@@ -14,6 +17,7 @@ from thermik.cmd.helptext import PlainHelp
 from thermik.cmd.template_files import TemplateInput, gather, parse_parameters
 from thermik.errors import ThermikError
 from thermik.orchestration.validation import known_types, validate_resources
+from thermik.resources.constraints import CustomValidator
 from thermik.resources.registry import Registry
 from thermik.template import Template, merge_environments
 from thermik.template.context import Identity
@@ -88,8 +92,28 @@ class ValidateTemplate(PlainHelp):
             stack = build_stack(
                 template, environment, {}, Identity(stack_name=VALIDATE_STACK_NAME), strict=False
             )
-            validate_resources(stack, registry)
+            with cloud_constraints(self.app) as constraints:
+                validate_resources(stack, registry, custom_constraints=constraints)
         except ThermikError as exc:
             return report(exc)
         print_data(result, parsed_args.format)
         return 0
+
+
+@contextlib.contextmanager
+def cloud_constraints(app: Any) -> Iterator[Mapping[str, CustomValidator] | None]:
+    """With ``--os-cloud`` (or the OS_* variables), validators that check custom constraints
+    (images, flavors, networks ...) against that cloud, as Heat's validate does; else none."""
+    clients = app.settings().clients if hasattr(app, "settings") else None
+    if clients is None or not clients.cloud:
+        yield None
+        return
+    from thermik.clients.access import StackCloud, constraint_validators  # noqa: PLC0415
+    from thermik.clients.pool import ClientPool, Credential  # noqa: PLC0415
+
+    pool = ClientPool(clients)
+    credential = Credential.from_cloud(clients.cloud, clients.cloud_config_file)
+    try:
+        yield constraint_validators(StackCloud(pool, lambda: credential))
+    finally:
+        pool.close()

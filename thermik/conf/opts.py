@@ -7,8 +7,10 @@ Only the composition root registers these on a ``ConfigOpts`` and turns them int
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
+from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
 DEFAULT_OPTS: list[cfg.Opt] = [
@@ -260,6 +262,67 @@ CLOUD_OPTS: list[cfg.Opt] = [
 ]
 
 
+IDENTITY_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "deferred_auth_method",
+        default="trusts",
+        choices=["trusts", "password"],
+        help="How the engine acts for a stack's user after the request (a user's token "
+        "expires): trusts, a Keystone trust from the user to the [trustee] service user, "
+        "created with the stack and deleted with it. password (storing users' passwords) is "
+        "not supported and refused at start-up.",
+    ),
+    cfg.ListOpt(
+        "trusts_delegated_roles",
+        default=[],
+        help="Roles of the stack's user delegated to the Thermik service user in its "
+        "trust. Empty: every role the user's token carries on the project.",
+    ),
+    cfg.StrOpt(
+        "heat_stack_user_role",
+        default="heat_stack_user",
+        help="Keystone role given to the users Thermik creates for servers and wait "
+        "condition handles (stack domain users), which may only signal and read their "
+        "own resource's metadata.",
+    ),
+    cfg.StrOpt(
+        "stack_user_domain_id",
+        help="Id of the Keystone domain holding the stack users and their projects "
+        "(thermik-manage keystone setup-domain prints it). Wins over stack_user_domain_name.",
+    ),
+    cfg.StrOpt(
+        "stack_user_domain_name",
+        help="Name of the Keystone domain holding the stack users, when "
+        "stack_user_domain_id is unset.",
+    ),
+    cfg.StrOpt(
+        "stack_domain_admin",
+        help="Name of the user (in the stack user domain) that administers the domain's "
+        "users and projects.",
+    ),
+    cfg.StrOpt(
+        "stack_domain_admin_password",
+        secret=True,
+        help="Password of stack_domain_admin.",
+    ),
+]
+
+#: keystoneauth's plugin of the Thermik service user: a password, which trusts can scope.
+TRUSTEE_AUTH_TYPE = "password"
+
+
+def trustee_opts() -> list[cfg.Opt]:
+    """``[trustee]``: keystoneauth's options of the service user the users' trusts delegate
+    to (auth_type = password, auth_url, username, password, user_domain_name ...)."""
+    plugin = copy.deepcopy(ks_loading.get_auth_plugin_conf_options(TRUSTEE_AUTH_TYPE))
+    for opt in plugin:
+        # keystoneauth requires auth_url; a service without [trustee] (local mode, noauth)
+        # must start all the same.
+        opt.required = False
+    common = [o for o in ks_loading.get_auth_common_conf_options() if o.dest == "auth_type"]
+    return [*common, *plugin]
+
+
 def client_opts(service: str | None = None) -> list[cfg.Opt]:
     """The options of ``[clients]``, or of ``[clients_<service>]`` when ``service`` is given,
     where an unset option falls back to ``[clients]`` (as in Heat)."""
@@ -287,14 +350,26 @@ def client_opts(service: str | None = None) -> list[cfg.Opt]:
             min=1,
             help="Seconds to wait for the service's answer to one request." + inherit,
         ),
+        *(_KEYSTONE_CLIENT_OPTS if service == "keystone" else []),
     ]
+
+
+_KEYSTONE_CLIENT_OPTS: list[cfg.Opt] = [
+    cfg.URIOpt(
+        "auth_uri",
+        schemes=["http", "https"],
+        help="Keystone's URL (e.g. http://192.0.2.10:5000/v3; unversioned: /v3 is "
+        "appended) the engine authenticates trusts and stack users against. Unset: "
+        "[keystone_authtoken] www_authenticate_uri.",
+    ),
+]
 
 
 #: The services whose client has a [clients_<name>] group, by the names Heat gives them.
 CLIENT_SERVICES = ("keystone", "nova", "neutron", "glance", "cinder")
 
 GROUPS: dict[str | None, list[cfg.Opt]] = {
-    None: [*DEFAULT_OPTS, *CLOUD_OPTS],
+    None: [*DEFAULT_OPTS, *CLOUD_OPTS, *IDENTITY_OPTS],
     "database": DATABASE_OPTS,
     "engine": ENGINE_OPTS,
     "delivery": DELIVERY_OPTS,
@@ -303,6 +378,7 @@ GROUPS: dict[str | None, list[cfg.Opt]] = {
     "api": API_OPTS,
     "clients": client_opts(),
     **{f"clients_{service}": client_opts(service) for service in CLIENT_SERVICES},
+    "trustee": trustee_opts(),
 }
 
 

@@ -12,9 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
 from thermik.conf import opts
+from thermik.errors import ConfigError
 from thermik.template.budget import DEFAULT_MAX_DEPTH, Budget
 
 
@@ -164,6 +166,54 @@ class ClientSettings:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class TrusteeSettings:
+    """The Thermik service user that users' trusts delegate to (``[trustee]``).
+
+    ``options`` are keystoneauth's options of ``auth_type`` that are set, by name
+    (``auth_url``, ``username``, ``password``, ``user_domain_name`` ...).
+    """
+
+    auth_type: str = opts.TRUSTEE_AUTH_TYPE
+    options: tuple[tuple[str, str], ...] = dataclasses.field(default=(), repr=False)
+
+    @property
+    def configured(self) -> bool:
+        """Whether a user is named (by name or id)."""
+        named = dict(self.options)
+        return bool(named.get("username") or named.get("user_id"))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StackDomainSettings:
+    """The Keystone domain of the stack users (servers' and wait condition handles' own
+    users) and its administrator, as Heat configures them."""
+
+    domain_id: str | None = None
+    domain_name: str | None = None
+    admin: str | None = None
+    admin_password: str | None = dataclasses.field(default=None, repr=False)
+    user_role: str = "heat_stack_user"
+
+    @property
+    def configured(self) -> bool:
+        """Whether a stack user domain is configured."""
+        return bool(self.domain_id or self.domain_name)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class KeystoneSettings:
+    """How the engine acts for users in service mode: Keystone, trusts and stack users."""
+
+    #: Keystone's URL: ``[clients_keystone] auth_uri``, else ``[keystone_authtoken]
+    #: www_authenticate_uri``, else ``[trustee] auth_url``.
+    auth_uri: str | None = None
+    deferred_auth_method: str = "trusts"
+    trusts_delegated_roles: tuple[str, ...] = ()
+    trustee: TrusteeSettings = TrusteeSettings()
+    stack_domain: StackDomainSettings = StackDomainSettings()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Settings:
     """All of Thermik's configuration, typed."""
 
@@ -176,6 +226,7 @@ class Settings:
     zaqar: ZaqarSettings = ZaqarSettings()
     api: ApiSettings = ApiSettings()
     clients: ClientSettings = ClientSettings()
+    keystone: KeystoneSettings = KeystoneSettings()
     auth_encryption_key: str | None = None
 
     @classmethod
@@ -211,8 +262,67 @@ class Settings:
                     for name in opts.CLIENT_SERVICES
                 },
             ),
+            keystone=keystone_settings(conf),
             auth_encryption_key=conf.auth_encryption_key,
         )
+
+
+def keystone_settings(conf: cfg.ConfigOpts) -> KeystoneSettings:
+    """The identity options of ``conf``, checked as Heat checks them at start-up.
+
+    Raises:
+        ConfigError: a stack user domain without its administrator, or a trustee plugin
+            that trusts cannot scope.
+    """
+    trustee = conf.trustee
+    auth_type = trustee.auth_type or opts.TRUSTEE_AUTH_TYPE
+    if auth_type not in TRUSTEE_AUTH_TYPES:
+        raise ConfigError(
+            f"[trustee] auth_type = {auth_type} cannot be scoped by a trust; use password"
+        )
+    names = [opt.dest for opt in ks_loading.get_auth_plugin_conf_options(opts.TRUSTEE_AUTH_TYPE)]
+    options = tuple((name, str(trustee[name])) for name in names if trustee[name])
+    domain = StackDomainSettings(
+        domain_id=conf.stack_user_domain_id,
+        domain_name=conf.stack_user_domain_name,
+        admin=conf.stack_domain_admin,
+        admin_password=conf.stack_domain_admin_password,
+        user_role=conf.heat_stack_user_role,
+    )
+    if domain.configured and not (domain.admin and domain.admin_password):
+        raise ConfigError(
+            "stack_user_domain_id or stack_user_domain_name is set without "
+            "stack_domain_admin and stack_domain_admin_password ([DEFAULT])"
+        )
+    return KeystoneSettings(
+        auth_uri=conf.clients_keystone.auth_uri
+        or _authtoken_uri(conf)
+        or dict(options).get("auth_url"),
+        deferred_auth_method=conf.deferred_auth_method,
+        trusts_delegated_roles=tuple(conf.trusts_delegated_roles),
+        trustee=TrusteeSettings(auth_type, options),
+        stack_domain=domain,
+    )
+
+
+#: keystoneauth plugins of the trustee that accept a trust_id.
+TRUSTEE_AUTH_TYPES = frozenset({"password", "v3password"})
+
+
+def _authtoken_uri(conf: cfg.ConfigOpts) -> str | None:
+    """``[keystone_authtoken] www_authenticate_uri``, registered the way keystonemiddleware
+    registers it (only read with the keystone strategy: the middleware is slow to import)."""
+    if conf.api.auth_strategy != "keystone":
+        return None
+    from keystonemiddleware.auth_token import list_opts  # noqa: PLC0415
+
+    for group, group_opts in list_opts():
+        conf.register_opts(
+            [opt for opt in group_opts if opt.dest == "www_authenticate_uri"], group=group
+        )
+        uri = conf[group].www_authenticate_uri
+        return str(uri) if uri else None
+    return None
 
 
 def sqlite_url(state_dir: Path) -> str:

@@ -122,12 +122,28 @@ class Base:
     def find_stack(
         self, ctx: RequestContext, identity: StackIdentity, *, live: bool = False
     ) -> Stack:
-        """The stack ``identity`` names in the caller's tenant (deleted ones unless ``live``)."""
+        """The stack ``identity`` names in the caller's tenant (deleted ones unless ``live``).
+
+        A stack user (the Keystone user of a server's agent or a wait condition handle) calls
+        with a token of its stack's stack user project, which finds the stack as Heat finds
+        it; the policy limits such a caller to signals and metadata.
+        """
         try:
             stack = self.store.get_stack(identity.id, tenant=ctx.tenant, show_deleted=not live)
         except StackNotFound:
-            raise not_found(identity.name) from None
+            stack = self._of_stack_user_project(ctx, identity, live)
         if stack.name != identity.name:
+            raise not_found(identity.name)
+        return stack
+
+    def _of_stack_user_project(
+        self, ctx: RequestContext, identity: StackIdentity, live: bool
+    ) -> Stack:
+        try:
+            stack = self.store.get_stack(identity.id, show_deleted=not live)
+        except StackNotFound:
+            raise not_found(identity.name) from None
+        if stack.stack_user_project_id is None or stack.stack_user_project_id != ctx.tenant:
             raise not_found(identity.name)
         return stack
 

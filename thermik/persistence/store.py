@@ -110,6 +110,11 @@ class StackStore(abc.ABC):
         """
 
     @abc.abstractmethod
+    def set_stack_user_project(self, root_id: str, project_id: str) -> None:
+        """Record ``project_id`` as the stack user project of every stack of the tree rooted
+        at ``root_id`` (Heat's ``stack_user_project_id``); setting it again changes nothing."""
+
+    @abc.abstractmethod
     def update_stack(self, stack_id: str, traversal: str, changes: StackChanges) -> Stack:
         """Apply ``changes`` if ``traversal`` is still current (``TraversalConflict`` if not)."""
 

@@ -1,5 +1,5 @@
 """OS::Neutron::Net on the real Neutron: create with its creation tag, update in place, check,
-a network deleted out of band, and delete."""
+a network deleted out of band (check reports it, update recreates it), and delete."""
 
 from __future__ import annotations
 
@@ -61,9 +61,17 @@ def test_a_network_is_created_tagged_updated_checked_and_deleted(
     assert (view.action, view.status) == ("CHECK", "FAILED")
     assert "could not be found" in view.status_reason or "NotFound" in view.status_reason
 
+    # The update replaces what the check found missing.
+    cloud_engine.update(stack, name=f"{name}-3", tags="red")
+    view = cloud_engine.wait(stack)
+    assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
+    replacement = cloud_engine.outputs(stack)["id"]
+    assert replacement != network.id
+    assert conn.network.get_network(replacement).name == f"{name}-3"
+
     view = cloud_engine.delete(stack)
     assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
-    assert not list(conn.network.networks(name=f"{name}-2"))
+    assert not list(conn.network.networks(name=f"{name}-3"))
 
 
 def test_an_unknown_qos_policy_is_refused_at_validation(cloud_engine: CloudEngine) -> None:

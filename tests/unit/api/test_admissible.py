@@ -125,3 +125,13 @@ def test_a_body_is_checked_as_it_is_decoded(
 def test_a_surrogate_pair_is_one_character_and_passes() -> None:
     text = '{"a": "\\ud83d\\ude42"}'
     admissible.check_json(text, json.loads(text))
+
+
+def test_identity_headers_keystonemiddleware_leaves_unset_pass() -> None:
+    # auth_token sets X-Domain-Id, X-System-Scope ... of a project-scoped token to None (which
+    # falcon's test client refuses to send, so the middleware is called as the app calls it).
+    environ = falcon.testing.create_environ(tenant_path("/stacks"))
+    environ.update(HTTP_X_DOMAIN_ID=None, HTTP_X_SYSTEM_SCOPE=None)
+    request = falcon.Request(environ)
+    admissible.AdmissibleRequest().process_request(request, falcon.Response())
+    assert request.get_header("X-Domain-Id") is None

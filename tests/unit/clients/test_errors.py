@@ -151,3 +151,17 @@ def test_a_mapped_error_is_a_resource_failure_heat_style() -> None:
     )
     failure = Failure.from_exception(mapped).of_resource("server")
     assert str(failure) == "NotFound: resources.server: Image x not found."
+
+
+def test_a_refused_authentication_blames_keystone_not_the_service() -> None:
+    auth_url = "http://10.0.0.5:5000/v3/auth/tokens"
+    response = requests.Response()
+    response.status_code = 401
+    response._content = b'{"error": {"code": 401, "title": "Unauthorized"}}'
+    response.headers["Content-Type"] = "application/json"
+    refused = ksa.from_response(response, "POST", auth_url)
+    error = to_cloud_error(refused, "network")
+    assert isinstance(error, CloudFault)
+    assert (error.service, error.status) == ("identity", 401)
+    assert error.message.startswith("Keystone refused to authenticate the credential")
+    assert "10.0.0.5" not in error.message

@@ -20,3 +20,9 @@ def test_os_auth_url_alone_means_the_environment_variables(tmp_path: Path) -> No
 
 def test_nothing_given_keeps_the_configuration(tmp_path: Path) -> None:
     assert with_cloud(Settings.embedded(tmp_path), None, {}).clients.cloud is None
+
+
+def test_the_clouds_yaml_of_os_client_config_file_is_used(tmp_path: Path) -> None:
+    environ = {"OS_CLIENT_CONFIG_FILE": "/etc/x/clouds.yaml"}
+    settings = with_cloud(Settings.embedded(tmp_path), "c", environ)
+    assert settings.clients.cloud_config_file == "/etc/x/clouds.yaml"

@@ -121,6 +121,19 @@ class SqlStacks(SqlBase, StackStore):
     def update_stack(self, stack_id: str, traversal: str, changes: StackChanges) -> Stack:
         return self._fenced_update(stack_id, traversal, changes, {})
 
+    def set_stack_user_project(self, root_id: str, project_id: str) -> None:
+        check_length("stack_user_project_id", project_id, 64)
+        column = STACK.c.stack_user_project_id
+        # No traversal fences it: the project is made by a resource of a running traversal,
+        # and no operation on the stack changes it afterwards.
+        stmt = (
+            update(STACK)
+            .where(STACK.c.root_id == root_id)
+            .where(column.is_(None) | (column != project_id))
+            .values(stack_user_project_id=project_id)
+        )
+        self._db.write(lambda conn: conn.execute(stmt))
+
     def soft_delete_stack(
         self, stack_id: str, traversal: str, changes: StackChanges = NO_STACK_CHANGES
     ) -> None:

@@ -16,8 +16,10 @@ from typing import Any
 import openstack  # type: ignore[import-not-found]
 
 REGION = "RegionOne"
-SERVICE_USERS = ("glance", "placement", "nova", "neutron", "cinder")
-ROLES = ("admin", "service", "member", "reader")
+# thermik: the service user of a Thermik service, which users' stack trusts delegate to.
+SERVICE_USERS = ("glance", "placement", "nova", "neutron", "cinder", "thermik")
+# heat_stack_owner: Heat's role of stack creators; heat_stack_user: of the users inside stacks.
+ROLES = ("admin", "service", "member", "reader", "heat_stack_owner", "heat_stack_user")
 IMAGE = "thermik-tiny"
 FLAVORS = {"m1.tiny": (1, 64, 1), "m1.small": (1, 512, 10)}  # vcpus, MiB, GiB
 PUBLIC_CIDR = "198.51.100.0/24"
