@@ -26,6 +26,7 @@ from thermik.persistence.resource_values import Resource, ResourceChanges
 from thermik.persistence.store import Store
 from thermik.persistence.values import KEEP, Keep
 from thermik.resources.context import StackIdentity
+from thermik.resources.net_constraints import PURE_CONSTRAINTS
 from thermik.resources.plugin import Operation, Props, ResourcePlugin
 from thermik.resources.schema import declared_secrets
 from thermik.resources.template_resource import TemplateResource
@@ -112,7 +113,7 @@ def resolve(
     raw = definition(plan).resolve_properties(check.name, context)
     path = ("resources", check.name, "properties")
     try:
-        props = plugin_cls.check_properties(raw, path=path)
+        props = plugin_cls.check_properties(raw, path=path, custom_constraints=PURE_CONSTRAINTS)
         schemas = (plugin_cls.properties_schema, plugin_cls.attributes_schema)
         for section, name in declared_secrets(*schemas, props):
             store.require_encryption("resources", check.name, section, name)
@@ -197,11 +198,12 @@ def retained(services: Services, plan: TraversalPlan, row: Resource) -> bool:
 
 
 def attribute_names(plugin: ResourcePlugin, referenced: Iterable[str] | None) -> list[str]:
-    """The attributes resolved when an update node completes: the schema's, plus any other
-    name successors read (dynamic attributes), plus the path keys successors read when the
-    plugin applies paths itself (for any other plugin, following the path into the whole
-    value gives the same answer)."""
-    names = list(plugin.attributes_schema)
+    """The attributes resolved when an update node completes: the schema's (but the plugin's
+    lazy ones no successor reads), plus any other name successors read (dynamic attributes),
+    plus the path keys successors read when the plugin applies paths itself (for any other
+    plugin, following the path into the whole value gives the same answer)."""
+    lazy = plugin.lazy_attributes if referenced is not None else frozenset()
+    names = [name for name in plugin.attributes_schema if name not in lazy]
     if referenced is not None:
         wanted = set(referenced) - set(names)
         if type(plugin).attribute is ResourcePlugin.attribute:

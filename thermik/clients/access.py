@@ -20,6 +20,7 @@ from thermik.clients.lookups import LOOKUPS, lookup_of
 from thermik.clients.pool import ClientPool, Credential
 from thermik.errors import CloudError, CloudUnavailable
 from thermik.persistence.values import UserCreds
+from thermik.resources.net_constraints import PURE_CONSTRAINTS
 
 #: How many traversals' accesses an engine keeps (each holds its look-up cache).
 _KEPT_TRAVERSALS = 256
@@ -109,7 +110,8 @@ class CloudAccesses:
 
 
 def constraint_validators(access: StackCloud) -> Mapping[str, Callable[[Any], str | None]]:
-    """A validator per cloud custom constraint, each answering with ``access``'s look-ups.
+    """A validator per cloud custom constraint, each answering with ``access``'s look-ups,
+    and the cloud-free ones (:mod:`thermik.resources.net_constraints`).
 
     A validator answers ``None`` for a value that names an existing thing, else the cloud's
     reason. A cloud that cannot be reached fails validation with that reason too (Heat's
@@ -130,4 +132,4 @@ def constraint_validators(access: StackCloud) -> Mapping[str, Callable[[Any], st
 
         return check
 
-    return {kind: validator(kind) for kind in LOOKUPS}
+    return {**PURE_CONSTRAINTS, **{kind: validator(kind) for kind in LOOKUPS}}

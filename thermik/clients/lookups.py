@@ -140,6 +140,22 @@ LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
             lambda c, v: c.network.qos_policies(name=v),
         ),
     ),
+    "neutron.subnetpool": (
+        "neutron",
+        _id_or_name(
+            "Subnet Pool",
+            lambda c, v: c.network.get_subnet_pool(v),
+            lambda c, v: c.network.subnet_pools(name=v),
+        ),
+    ),
+    "neutron.segment": (
+        "neutron",
+        _id_or_name(
+            "Segment",
+            lambda c, v: c.network.get_segment(v),
+            lambda c, v: c.network.segments(name=v),
+        ),
+    ),
     "neutron.floating_ip": (
         "neutron",
         _id_or_name(

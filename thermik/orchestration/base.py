@@ -21,6 +21,7 @@ from thermik.orchestration.descriptions import TemplateDescriptions
 from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, RawTemplate, Stack
 from thermik.resources import CustomValidator, Registry
+from thermik.resources.net_constraints import with_pure
 from thermik.template import Environment, Identity, StackDefinition, Template, build_stack
 from thermik.template.budget import Budget
 
@@ -115,9 +116,10 @@ class Base:
         self.clouds = clouds
         self.descriptions = TemplateDescriptions(store)
 
-    def constraints(self, ctx: RequestContext) -> Mapping[str, CustomValidator] | None:
-        """The cloud's custom constraint validators for one request (None: no cloud)."""
-        return None if self.clouds is None else self.clouds.constraints(ctx)
+    def constraints(self, ctx: RequestContext) -> Mapping[str, CustomValidator]:
+        """The custom constraint validators of one request: the cloud-free ones, and the
+        cloud's when there is a cloud."""
+        return with_pure(None if self.clouds is None else self.clouds.constraints(ctx))
 
     def find_stack(
         self, ctx: RequestContext, identity: StackIdentity, *, live: bool = False

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from thermik.conf.settings import LimitSettings
 from thermik.orchestration.checks import check_resources
 from thermik.resources.constraints import CustomValidator
+from thermik.resources.net_constraints import with_pure
 from thermik.resources.registry import Registry
 from thermik.template import StackDefinition
 
@@ -30,7 +31,8 @@ def validate_resources(
     custom_constraints: Mapping[str, CustomValidator] | None = None,
     limits: LimitSettings | None = None,
 ) -> None:
-    """Raise the first error found in any resource's type or properties.
+    """Raise the first error found in any resource's type or properties (the cloud-free
+    custom constraints apply with ``custom_constraints``, or alone without).
 
     Raises:
         ResourceTypeNotFound: a built-in type that no plugin implements.
@@ -38,6 +40,5 @@ def validate_resources(
         FunctionError, ParameterError: a function in a property cannot be resolved.
         TemplateTooLarge: more resources or deeper nesting than ``limits`` allow.
     """
-    check_resources(
-        stack, registry, limits or LimitSettings(), custom_constraints=custom_constraints
-    )
+    custom = with_pure(custom_constraints)
+    check_resources(stack, registry, limits or LimitSettings(), custom_constraints=custom)

@@ -134,6 +134,9 @@ class ResourcePlugin(abc.ABC):
     signal_refreshes_metadata: ClassVar[bool] = True
     #: Whether attribute names beyond the schema exist (group members, deployment outputs).
     dynamic_attributes: ClassVar[bool] = False
+    #: Attributes costly to resolve (more cloud requests): resolved when an action completes
+    #: only if a successor or an output reads them, not stored with every other otherwise.
+    lazy_attributes: ClassVar[frozenset[str]] = frozenset()
     #: Whether a FAILED resource is replaced, rather than updated, by the next update.
     replace_if_failed: ClassVar[bool] = True
     #: Whether every update traversal updates the resource, even with unchanged properties

@@ -83,6 +83,14 @@ class CloudEngine:
         self.service.stack_action(CTX, stack, StackAction.CHECK)
         return self.wait(stack)
 
+    def suspend(self, stack: StackIdentity) -> StackView:
+        self.service.stack_action(CTX, stack, StackAction.SUSPEND)
+        return self.wait(stack)
+
+    def resume(self, stack: StackIdentity) -> StackView:
+        self.service.stack_action(CTX, stack, StackAction.RESUME)
+        return self.wait(stack)
+
     def wait(self, stack: StackIdentity, timeout: float = WAIT) -> StackView:
         self.service.runtime.wait(stack.id, timeout)
         return self.service.show_stack(CTX, stack)

@@ -1,0 +1,1 @@
+"""Nova resource types and what a server boots with."""
