@@ -143,7 +143,6 @@ def _table(columns: dict[str, Column], resources: int) -> list[str]:
         line("  by service", lambda c: _by_service(c.counts["served_create"])),
         line("served, delete", lambda c: _total(c.counts["served_delete"], resources)),
         line("  background (req/s)", lambda c: _cpu(c.numbers["background"])),
-        line("  less background (estimate)", lambda c: _net(c, resources)),
     ]
     return lines
 
@@ -154,15 +153,6 @@ def _runs(c: Column | None) -> str:
     if c.failed and not c.runs:
         return "n/a" if c.failed[0].startswith("n/a") else c.failed[0][:25]
     return f"{c.runs}" + (f" ({len(c.failed)} failed)" if c.failed else "")
-
-
-def _net(c: Column, resources: int) -> str:
-    """Served on create less the background rate measured before (others' traffic)."""
-    served, seconds = c.counts["served_create"], c.numbers["create_seconds"]
-    if served is None or seconds is None:
-        return "-"
-    total = sum(served.values()) - (c.numbers["background"] or 0.0) * seconds
-    return f"{total:.0f} ({total / resources:.1f}/res)"
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
