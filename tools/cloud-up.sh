@@ -126,7 +126,7 @@ wsgi_api() {
     # Connection: close, since uWSGI's HTTP socket resets clients that keep a connection alive.
     # --lazy-apps: the worker loads the app after the fork (as devstack runs every API), since
     # nova-api starts thread pools while loading and a worker forked from them can hang forever.
-    spawn "$name" "$socket" env "$env" "$(uwsgi_dir)/bin/uwsgi" "$@" \
+    spawn "$name" "$socket" env "$env" "$(rp_uwsgi_dir)/bin/uwsgi" "$@" \
         --http-socket "$socket" --virtualenv "$venv" --module "$module" --master --processes 1 --threads "$threads" \
         --lazy-apps --enable-threads --die-on-term --need-app --buffer-size 65535 --worker-reload-mercy 2 \
         --add-header "Connection: close"
@@ -346,34 +346,10 @@ all_alive() {
     done
 }
 
-# uwsgi_dir: the venv of the one uWSGI that serves every API (with --virtualenv), kept per lock
-# in ~/.cache/thermik for every work tree: uv does not cache the wheel it builds from uWSGI's
-# source distribution, and a build takes one to two minutes of CPU.
-uwsgi_dir() {
-    local lock=$RP_DIR/requirements/uwsgi.txt
-    echo "${XDG_CACHE_HOME:-$HOME/.cache}/thermik/venv-uwsgi-$(sha256sum "$lock" | cut -c1-16)"
-}
-
-build_uwsgi() {
-    local dir uv log=$RP_STATE/install-uwsgi.log
-    dir=$(uwsgi_dir)
-    [ -x "$dir/bin/uwsgi" ] && return
-    rp_log "building uWSGI into $dir"
-    uv=$(rp_uv)
-    rm -rf "$dir.$$"
-    mkdir -p "$(dirname "$dir")"
-    rp_quiet "$log" "$uv" venv -q --python "$(rp_python)" "$dir.$$"
-    VIRTUAL_ENV=$dir.$$ rp_quiet "$log" "$uv" pip install -q --require-hashes \
-        -r "$RP_DIR/requirements/uwsgi.txt"
-    # Another work tree may have finished the same build first.
-    mv -T "$dir.$$" "$dir" 2> /dev/null || rm -rf "$dir.$$"
-    rp_log "uWSGI ready"
-}
-
 install() {
     local service pids=()
     rp_uv > /dev/null
-    build_uwsgi &
+    rp_build_uwsgi &
     pids+=($!)
     for service in "${CLOUD_APIS[@]}"; do
         rp_venv "$service" > /dev/null &

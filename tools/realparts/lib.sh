@@ -202,3 +202,28 @@ rp_wait_http() {
     done
     return 1
 }
+
+# rp_uwsgi_dir: the venv of the one uWSGI that serves every API of the real services (with
+# --virtualenv), kept per lock in ~/.cache/thermik for every work tree: uv does not cache the
+# wheel it builds from uWSGI's source distribution, and a build takes one to two minutes of CPU.
+rp_uwsgi_dir() {
+    local lock=$RP_DIR/requirements/uwsgi.txt
+    echo "${XDG_CACHE_HOME:-$HOME/.cache}/thermik/venv-uwsgi-$(sha256sum "$lock" | cut -c1-16)"
+}
+
+# rp_build_uwsgi: build that uWSGI unless it is there.
+rp_build_uwsgi() {
+    local dir uv log=$RP_STATE/install-uwsgi.log
+    dir=$(rp_uwsgi_dir)
+    [ -x "$dir/bin/uwsgi" ] && return
+    rp_log "building uWSGI into $dir"
+    uv=$(rp_uv)
+    rm -rf "$dir.$$"
+    mkdir -p "$(dirname "$dir")" "$RP_STATE"
+    rp_quiet "$log" "$uv" venv -q --python "$(rp_python)" "$dir.$$"
+    VIRTUAL_ENV=$dir.$$ rp_quiet "$log" "$uv" pip install -q --require-hashes \
+        -r "$RP_DIR/requirements/uwsgi.txt"
+    # Another work tree may have finished the same build first.
+    mv -T "$dir.$$" "$dir" 2> /dev/null || rm -rf "$dir.$$"
+    rp_log "uWSGI ready"
+}
