@@ -93,7 +93,7 @@ class ValidateTemplate(PlainHelp):
                 template, environment, {}, Identity(stack_name=VALIDATE_STACK_NAME), strict=False
             )
             with cloud_constraints(self.app) as constraints:
-                validate_resources(stack, registry, custom_constraints=constraints)
+                validate_resources(stack, registry, custom_constraints=constraints, lenient=True)
         except ThermikError as exc:
             return report(exc)
         print_data(result, parsed_args.format)

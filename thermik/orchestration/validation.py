@@ -30,9 +30,12 @@ def validate_resources(
     *,
     custom_constraints: Mapping[str, CustomValidator] | None = None,
     limits: LimitSettings | None = None,
+    lenient: bool = False,
 ) -> None:
     """Raise the first error found in any resource's type or properties (the cloud-free
-    custom constraints apply with ``custom_constraints``, or alone without).
+    custom constraints apply with ``custom_constraints``, or alone without). ``lenient``
+    checks a template as Heat's validate does: what needs a parameter given no value is not
+    judged.
 
     Raises:
         ResourceTypeNotFound: a built-in type that no plugin implements.
@@ -41,4 +44,6 @@ def validate_resources(
         TemplateTooLarge: more resources or deeper nesting than ``limits`` allow.
     """
     custom = with_pure(custom_constraints)
-    check_resources(stack, registry, limits or LimitSettings(), custom_constraints=custom)
+    check_resources(
+        stack, registry, limits or LimitSettings(), custom_constraints=custom, lenient=lenient
+    )

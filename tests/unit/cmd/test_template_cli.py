@@ -31,12 +31,12 @@ def test_invalid_property_is_one_line_without_traceback(tmp_path: Path) -> None:
 def test_unknown_type_is_rejected(tmp_path: Path) -> None:
     template = tmp_path / "t.yaml"
     template.write_text(
-        "heat_template_version: 2018-08-31\nresources:\n  web:\n    type: OS::Nova::Server\n"
+        "heat_template_version: 2018-08-31\nresources:\n  web:\n    type: OS::Nova::NoSuchType\n"
     )
     done = run("template", "validate", "-t", str(template))
     assert done.returncode == 1
     assert "resources.web" in done.stderr
-    assert "OS::Nova::Server" in done.stderr
+    assert "OS::Nova::NoSuchType" in done.stderr
 
 
 def test_valid_template_prints_parameters(tmp_path: Path) -> None:

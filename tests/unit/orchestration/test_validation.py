@@ -46,7 +46,7 @@ resources:
 
 def test_unknown_type_names_the_resource() -> None:
     with pytest.raises(errors.ResourceTypeNotFound) as caught:
-        stack_of(HEADER + "resources:\n  web:\n    type: OS::Nova::Server\n")
+        stack_of(HEADER + "resources:\n  web:\n    type: OS::Nova::NoSuchType\n")
     assert "resources.web" in str(caught.value)
 
 
