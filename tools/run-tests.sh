@@ -55,7 +55,7 @@ if command -v dot > /dev/null || [ -n "${CI:-}" ]; then
 else
     echo "== docs: not built (the diagrams need Graphviz's dot: apt-get install graphviz)"
 fi
-echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider "$@"
+echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider --durations=20 "$@"
 if [ -n "$cloud" ]; then
     wait "$cloud" || { cat "$state/cloud-up.log"; echo "the loopback cloud did not come up"; exit 1; }
     cloud=
