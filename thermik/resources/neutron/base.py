@@ -10,17 +10,16 @@ an update that sends only what changed, fetch and delete, a wait while Neutron r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from thermik.clients.calls import CloudClient
 from thermik.errors import PluginError
 from thermik.resources.cloud_resource import CloudResource, backoff
-from thermik.resources.constraints import CustomValidator
 from thermik.resources.context import ResourceContext, physical_resource_name
-from thermik.resources.neutron.common import first, moved, set_user_tags
+from thermik.resources.neutron.common import first, set_user_tags
+from thermik.resources.neutron.renamed import RenamedProperties
 from thermik.resources.plugin import CheckResult, Progress, Props
-from thermik.resources.properties import Unresolved, never_unresolved
 
 #: Statuses of a Neutron object that is ready to use.
 READY = ("ACTIVE", "DOWN")
@@ -28,7 +27,7 @@ READY = ("ACTIVE", "DOWN")
 FAILED = ("ERROR", "DEGRADED")
 
 
-class NeutronResource(CloudResource):
+class NeutronResource(RenamedProperties, CloudResource):
     """A resource type backed by one Neutron object of :attr:`kind`."""
 
     service: ClassVar[str] = "neutron"
@@ -40,22 +39,6 @@ class NeutronResource(CloudResource):
     has_status: ClassVar[bool] = False
     #: Old property names Heat still takes (hidden), and the names they moved to.
     renamed_properties: ClassVar[Mapping[str, str]] = {}
-
-    @classmethod
-    def check_properties(
-        cls,
-        values: Props | None,
-        *,
-        unresolved: Unresolved = never_unresolved,
-        custom_constraints: Mapping[str, CustomValidator] | None = None,
-        path: Sequence[str | int] = (),
-    ) -> dict[str, Any]:
-        return super().check_properties(
-            moved(values, cls.renamed_properties, path),
-            unresolved=unresolved,
-            custom_constraints=custom_constraints,
-            path=path,
-        )
 
     def name_of(self, ctx: ResourceContext, props: Props) -> str:
         """The object's name: the ``name`` property, else the physical resource name."""

@@ -9,18 +9,18 @@ port of the router, which is what a check looks for.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from thermik.clients.calls import CloudClient
 from thermik.errors import CloudGone, PluginError, PropertyError
 from thermik.resources.cloud_access import create_once
 from thermik.resources.cloud_resource import CloudResource
-from thermik.resources.constraints import CustomConstraint, CustomValidator
+from thermik.resources.constraints import CustomConstraint
 from thermik.resources.context import ResourceContext, ValidationContext
-from thermik.resources.neutron.common import moved, old_name, resolve
+from thermik.resources.neutron.common import old_name, resolve
+from thermik.resources.neutron.renamed import RenamedProperties
 from thermik.resources.plugin import Progress, Props
-from thermik.resources.properties import Unresolved, never_unresolved
 from thermik.resources.schema import PropertiesSchema, PropertySchema, Type
 
 SUBNET_KEY = "subnet_id"
@@ -61,7 +61,7 @@ class Interface:
         return cls(router_id, key, value)
 
 
-class RouterInterface(CloudResource):
+class RouterInterface(RenamedProperties, CloudResource):
     """``OS::Neutron::RouterInterface``."""
 
     service: ClassVar[str] = "neutron"
@@ -100,22 +100,6 @@ class RouterInterface(CloudResource):
             constraints=(CustomConstraint("neutron.port"),),
         ),
     }
-
-    @classmethod
-    def check_properties(
-        cls,
-        values: Props | None,
-        *,
-        unresolved: Unresolved = never_unresolved,
-        custom_constraints: Mapping[str, CustomValidator] | None = None,
-        path: Sequence[str | int] = (),
-    ) -> dict[str, Any]:
-        return super().check_properties(
-            moved(values, cls.renamed_properties, path),
-            unresolved=unresolved,
-            custom_constraints=custom_constraints,
-            path=path,
-        )
 
     def validate(self, props: Props, vctx: ValidationContext) -> None:
         subnet, port = props.get("subnet") is not None, props.get("port") is not None
