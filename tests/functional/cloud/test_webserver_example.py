@@ -23,7 +23,7 @@ from tests.functional.cloud.cloud import CloudEnv
 from tests.functional.cloud.test_server_deployments import DeployingEngine, server_id_once_created
 from tests.functional.guest import Guest, nova_boot_data
 from tests.functional.services import AgentSandbox, SwiftEnv
-from thermik.conf.settings import DeliverySettings, SwiftSettings
+from thermik.conf.settings import DeliverySettings
 
 pytestmark = pytest.mark.functional
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "cloud" / "webserver.yaml"
@@ -65,13 +65,7 @@ def test_the_webserver_example_serves_its_page(
     tmp_path: Path, cloud_env: CloudEnv, agent_sandbox: AgentSandbox, swift_env: SwiftEnv
 ) -> None:
     name = f"{PREFIX}-{uuid.uuid4().hex[:8]}"
-    swift = SwiftSettings(
-        auth_url=swift_env.auth_url,
-        auth_version="1",
-        username=swift_env.user,
-        password=swift_env.key,
-        container_prefix=name,
-    )
+    swift = swift_env.delivery(name)
     engine = DeployingEngine(
         tmp_path / "engine", cloud_env, DeliverySettings(backend="swift"), swift
     )
