@@ -36,7 +36,12 @@ if [ -n "${CI:-}" ] || [ "${THERMIK_REAL_SERVICES:-}" = 1 ]; then
     state=${THERMIK_STATE_DIR:-.state}
     mkdir -p "$state"
     trap 'stop_cloud; tools/services-down.sh; tools/cloud-down.sh ${CI:+--purge}' EXIT
-    tools/cloud-up.sh > /dev/null 2> "$state/cloud-up.log" &
+    # Once the cloud and Swift are up, Swift goes in the cloud's catalog (object-store).
+    {
+        tools/cloud-up.sh > /dev/null &&
+            until [ -f "$state/swift.env" ]; do sleep 1; done &&
+            tools/swift-keystone-up.sh > /dev/null
+    } 2> "$state/cloud-up.log" &
     cloud=$!
     export THERMIK_CLOUD_UP_PID=$cloud
     tools/services-up.sh
