@@ -52,8 +52,9 @@ reseller_prefix = AUTH
 operator_roles = admin, member
 reseller_admin_role = ResellerAdmin
 EOF
-"$venv/bin/python" "$RP_DIR/swift/register_keystone.py" "$auth_url" "$admin_password" \
-    "$password" "http://127.0.0.1:$port" || rp_die "could not register Swift in the catalog"
+"$venv/bin/python" "$RP_DIR/register_service.py" "$auth_url" "$admin_password" swift "$password" \
+    swift object-store "http://127.0.0.1:$port/v1/AUTH_\$(project_id)s" ||
+    rp_die "could not register Swift in the catalog"
 rp_spawn "$state/run/proxy-keystone.pid" "$state/log/proxy-keystone.log" \
     "$venv/bin/swift-proxy-server" "$conf" -v
 rp_wait_http "http://127.0.0.1:$port/healthcheck" 200 30 "$state/run/proxy-keystone.pid" "$conf" ||

@@ -1,10 +1,10 @@
-"""Put a Keystone-authenticated Swift proxy in the loopback cloud's catalog, idempotently.
+"""Put a Keystone-authenticated service in the loopback cloud's catalog, idempotently.
 
-Run by tools/swift-keystone-up.sh with .venv-swift's Python (keystoneauth1 comes with
-keystonemiddleware). As the cloud's admin it makes the service user ``swift`` (roles admin and
-service in project service, the password given) and the ``object-store`` service with public,
-internal and admin endpoints at the proxy (``…/v1/AUTH_$(project_id)s``).
-Usage: register_keystone.py AUTH_URL ADMIN_PASSWORD SWIFT_PASSWORD PROXY_URL
+Run by tools/swift-keystone-up.sh and tools/zaqar-keystone-up.sh with their venv's Python
+(keystoneauth1 comes with keystonemiddleware). As the cloud's admin it makes the service user
+USER (roles admin and service in project service, with the password given) and the service
+NAME of TYPE with public, internal and admin endpoints at URL.
+Usage: register_service.py AUTH_URL ADMIN_PASSWORD USER PASSWORD NAME TYPE URL
 """
 
 from __future__ import annotations
@@ -28,7 +28,15 @@ def ensure(sess: Any, path: str, key: str, body: dict[str, Any], **query: str) -
     return found or sess.post(path, json={key: body}).json()[key]
 
 
-def main(auth_url: str, admin_password: str, swift_password: str, proxy_url: str) -> None:
+def main(
+    auth_url: str,
+    admin_password: str,
+    user_name: str,
+    password: str,
+    name: str,
+    kind: str,
+    url: str,
+) -> None:
     auth = v3.Password(
         auth_url=auth_url,
         username="admin",
@@ -41,12 +49,12 @@ def main(auth_url: str, admin_password: str, swift_password: str, proxy_url: str
     base = auth_url.rstrip("/")
     service_project = one(sess, f"{base}/projects", "projects", name="service")
     assert service_project is not None, "the cloud has no project service"
-    user = one(sess, f"{base}/users", "users", name="swift", domain_id="default")
+    user = one(sess, f"{base}/users", "users", name=user_name, domain_id="default")
     if user is None:
-        body = {"name": "swift", "password": swift_password, "domain_id": "default"}
+        body = {"name": user_name, "password": password, "domain_id": "default"}
         user = sess.post(f"{base}/users", json={"user": body}).json()["user"]
     else:
-        sess.patch(f"{base}/users/{user['id']}", json={"user": {"password": swift_password}})
+        sess.patch(f"{base}/users/{user['id']}", json={"user": {"password": password}})
     for role_name in ("admin", "service"):
         role = one(sess, f"{base}/roles", "roles", name=role_name)
         assert role is not None, f"the cloud has no role {role_name}"
@@ -55,10 +63,9 @@ def main(auth_url: str, admin_password: str, swift_password: str, proxy_url: str
         sess,
         f"{base}/services",
         "service",
-        {"name": "swift", "type": "object-store", "enabled": True},
-        type="object-store",
+        {"name": name, "type": kind, "enabled": True},
+        type=kind,
     )
-    url = f"{proxy_url.rstrip('/')}/v1/AUTH_$(project_id)s"
     have = {
         e["interface"]: e
         for e in sess.get(f"{base}/endpoints", params={"service_id": service["id"]}).json()[
@@ -82,6 +89,6 @@ def main(auth_url: str, admin_password: str, swift_password: str, proxy_url: str
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    if len(sys.argv) != 8:
         sys.exit(__doc__)
     main(*sys.argv[1:])
