@@ -16,6 +16,7 @@ from typing import Any
 from openstack import exceptions as sdk
 from openstack.connection import Connection
 
+from thermik.clients.messaging import queue_names
 from thermik.errors import CloudFault, CloudGone
 
 #: What a look-up is: ``(connection, value) -> id``.
@@ -85,6 +86,13 @@ def _region(conn: Connection, value: str) -> str:
         return str(_identity(conn).get_region(value).id)
     except sdk.NotFoundException:
         raise CloudGone(f"The Region ({value}) could not be found.") from None
+
+
+def _queue(conn: Connection, value: str) -> str:
+    # Zaqar makes queues lazily and answers for any name: only its listing tells.
+    if value not in queue_names(conn):
+        raise CloudGone(f"The Queue ({value}) could not be found.")
+    return value
 
 
 def _host(conn: Connection, value: str) -> str:
@@ -164,6 +172,7 @@ LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
     ),
     "keystone.domain": ("keystone", _domain),
     "keystone.region": ("keystone", _region),
+    "zaqar.queue": ("zaqar", _queue),
     "nova.server_group": (
         "nova",
         _id_or_name(
