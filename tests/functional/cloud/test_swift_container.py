@@ -49,7 +49,8 @@ def demo(cloud_env: CloudEnv) -> Iterator[Connection]:
     _wait_for_catalog()
     conn = cloud_env.connect()
     try:
-        conn.object_store.get_endpoint()
+        if not conn.object_store.get_endpoint():
+            raise LookupError("no endpoint")
     except Exception as error:  # no endpoint: keystoneauth's or openstacksdk's error
         conn.close()
         unavailable(

@@ -85,7 +85,8 @@ def demo(cloud_env: CloudEnv) -> Iterator[Connection]:
     _wait_for_catalog()
     conn = cloud_env.connect()
     try:
-        conn.message.get_endpoint()
+        if not conn.message.get_endpoint():
+            raise LookupError("no endpoint")
     except Exception as error:  # no endpoint: keystoneauth's or openstacksdk's error
         conn.close()
         unavailable(f"the cloud's catalog has no messaging (tools/zaqar-keystone-up.sh): {error}")
