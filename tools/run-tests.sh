@@ -36,7 +36,8 @@ if [ -n "${CI:-}" ] || [ "${THERMIK_REAL_SERVICES:-}" = 1 ]; then
     state=${THERMIK_STATE_DIR:-.state}
     mkdir -p "$state"
     trap 'stop_cloud; tools/services-down.sh; tools/cloud-down.sh ${CI:+--purge}' EXIT
-    tools/cloud-up.sh > /dev/null 2> "$state/cloud-up.log" &
+    # The Keystone-authenticated Zaqar needs the cloud's Keystone: it starts once the cloud is.
+    { tools/cloud-up.sh && tools/zaqar-up.sh --keystone; } > /dev/null 2> "$state/cloud-up.log" &
     cloud=$!
     export THERMIK_CLOUD_UP_PID=$cloud
     tools/services-up.sh

@@ -87,12 +87,14 @@ def boot_text(
     """The user_data text a server boots with, before Nova's base64.
 
     ``props`` are the server's properties (``user_data``, ``user_data_format``,
-    ``software_config_transport``); ``credentials`` the agent's own (the stack domain user's)
-    where the transport needs them (ZAQAR_MESSAGE).
+    ``software_config_transport``); ``credentials`` the agent's own where the transport needs
+    them (POLL_SERVER_HEAT, ZAQAR_MESSAGE): by default a stack user made for the server
+    (:func:`agent_credentials`).
 
     Raises:
         PluginError: the engine offers no software deployment services, or not the transport.
         PropertyError: bad metadata or user_data.
+        CloudError: Keystone refused the server's stack user.
     """
     fmt = str(props.get("user_data_format") or "HEAT_CFNTOOLS")
     content = user_data_content(props.get("user_data") or None, fmt, _find_config(ctx))

@@ -1,14 +1,20 @@
-"""POLL_SERVER_HEAT end to end (issue 15), in service mode on the loopback cloud.
+"""POLL_SERVER_HEAT and ZAQAR_MESSAGE end to end (issue 15), in service mode on the loopback cloud.
 
 thermik-api runs with Keystone (a trustee and a stack user domain of the test's own) and is
-registered as ``orchestration`` in a region of the test's own. The demo user creates a stack of
-a net, a subnet, a router, an OS::Nova::Server with ``software_config_transport:
-POLL_SERVER_HEAT`` and three SoftwareDeployments signalling with HEAT_SIGNAL. The test plays
-the guest from the user_data Nova holds: the real os-collect-config's ``heat`` collector logs
-in to the real Keystone as the server's stack user and reads the server's metadata through
-the API, heat-agents run the scripts once each and heat-config-notify signals each deployment
-through the API with the same user. That user reads nothing else (another resource, another
-stack, the stack list) and is deleted with the server.
+registered as ``orchestration`` (and the Keystone-authenticated Zaqar of ``tools/zaqar-up.sh
+--keystone`` as ``messaging``) in a region of the test's own. The demo user creates a stack of a
+net, a subnet, a router, an OS::Nova::Server with the transport and three SoftwareDeployments
+signalling with HEAT_SIGNAL. The test plays the guest from the user_data Nova holds: the real
+os-collect-config logs in to the real Keystone as the server's stack user and reads the server's
+metadata, through the API (``heat`` collector) or by popping the server's queue in the stack
+user's project, where the engine posted it as that user (``zaqar`` collector); heat-agents run
+the scripts once each and heat-config-notify signals each deployment through the API with the
+same user. That user reads nothing else (another resource, another stack, the stack list) and
+is deleted with the server.
+
+ZAQAR_MESSAGE signals with HEAT_SIGNAL, not ZAQAR_SIGNAL: heat-config-notify sends ZAQAR_SIGNAL
+with python-zaqarclient's v1 API, which python-zaqarclient 4 (the only one on PyPI the agent
+installs with current Python) no longer has.
 """
 
 from __future__ import annotations
@@ -33,14 +39,14 @@ from tests.functional.cloud.keystone_support import requester_of, service_user, 
 from tests.functional.cloud.test_server_deployments import TEMPLATE as DEPLOYMENTS
 from tests.functional.cloud.test_service_trusts import service_config
 from tests.functional.guest import Guest, nova_boot_data
-from tests.functional.services import AgentSandbox
+from tests.functional.services import AgentSandbox, ZaqarKeystoneEnv
 from thermik.conf.settings import StackDomainSettings, TrusteeSettings
 
 pytestmark = [
     pytest.mark.functional,
     pytest.mark.filterwarnings("ignore:'cgi' is deprecated:DeprecationWarning"),
 ]
-PREFIX = "pollheat"
+PREFIX = "agentks"
 WAIT = 90.0
 
 
@@ -78,10 +84,15 @@ def configure(
     trustee: TrusteeSettings,
     domain: StackDomainSettings,
     region: str,
+    zaqar_url: str | None = None,
 ) -> Path:
-    """The service's thermik.conf, with the stack user domain and the agents' region."""
+    """The service's thermik.conf, with the stack user domain and the agents' region (and
+    delivery through the Zaqar at ``zaqar_url``)."""
     conf = service_config(path, cloud_env, trustee)
-    text = conf.read_text().replace(
+    text = conf.read_text()
+    if zaqar_url is not None:
+        text += f"[delivery]\nbackend = zaqar\n[zaqar]\nurl = {zaqar_url}\n"
+    text = text.replace(
         "[DEFAULT]\n",
         "[DEFAULT]\n"
         f"stack_user_domain_name = {domain.domain_name}\n"
@@ -181,15 +192,61 @@ def test_a_server_polls_thermiks_api_as_its_stack_user_and_signals_through_it(
     admin: Connection,
     agent_sandbox: AgentSandbox,
 ) -> None:
+    boot = deploy_end_to_end(
+        tmp_path, cloud_env, trustee, domain, admin, agent_sandbox, "POLL_SERVER_HEAT"
+    )
+    heat = boot.agent_config["heat"]
+    assert heat["resource_name"] == "server"
+
+
+def test_a_server_pops_its_metadata_from_its_own_zaqar_queue_as_its_stack_user(
+    tmp_path: Path,
+    cloud_env: CloudEnv,
+    trustee: TrusteeSettings,
+    domain: StackDomainSettings,
+    admin: Connection,
+    agent_sandbox: AgentSandbox,
+    zaqar_keystone_env: ZaqarKeystoneEnv,
+) -> None:
+    boot = deploy_end_to_end(
+        tmp_path,
+        cloud_env,
+        trustee,
+        domain,
+        admin,
+        agent_sandbox,
+        "ZAQAR_MESSAGE",
+        zaqar_keystone_env,
+    )
+    assert boot.agent_config["zaqar"]["queue_id"]
+
+
+def deploy_end_to_end(
+    tmp_path: Path,
+    cloud_env: CloudEnv,
+    trustee: TrusteeSettings,
+    domain: StackDomainSettings,
+    admin: Connection,
+    agent_sandbox: AgentSandbox,
+    transport: str,
+    zaqar: ZaqarKeystoneEnv | None = None,
+) -> Any:
+    """The stack of three deployments to a server with ``transport``, created, run by the
+    agent and deleted; the server's boot data (its agent's credentials are deleted by then)."""
+    collector = {"POLL_SERVER_HEAT": "heat", "ZAQAR_MESSAGE": "zaqar"}[transport]
     region = f"{PREFIX}-{uuid.uuid4().hex[:8]}"
-    api = ApiProcess(configure(tmp_path, cloud_env, trustee, domain, region))
+    zaqar_url = None if zaqar is None else zaqar.url
+    api = ApiProcess(configure(tmp_path, cloud_env, trustee, domain, region, zaqar_url))
     demo = Demo(api, cloud_env)
     name = f"{PREFIX}-{uuid.uuid4().hex[:8]}"
     marks = tmp_path / "marks"
     marks.mkdir()
     stacks: list[str] = []
+    services = {"orchestration": f"{api.root}/v1/%(tenant_id)s"}
+    if zaqar_url is not None:
+        services["messaging"] = zaqar_url
     try:
-        with agent_region(cloud_env, region, {"orchestration": f"{api.root}/v1/%(tenant_id)s"}):
+        with agent_region(cloud_env, region, services):
             stack = demo.create(
                 name,
                 heat_signal_template(),
@@ -197,7 +254,7 @@ def test_a_server_polls_thermiks_api_as_its_stack_user_and_signals_through_it(
                 flavor=cloud_env.flavor,
                 public=cloud_env.public_network,
                 marks=str(marks),
-                transport="POLL_SERVER_HEAT",
+                transport=transport,
                 cidr=f"10.{uuid.uuid4().int % 200 + 20}.9.0/24",
             )
             stacks.append(stack)
@@ -209,15 +266,16 @@ def test_a_server_polls_thermiks_api_as_its_stack_user_and_signals_through_it(
                 raise AssertionError(f"{error}\n{api.rest_of_log()[-4000:]}") from None
             boot = nova_boot_data(admin, server_id)
             agent = boot.agent_config
-            assert agent["collectors"] == ["ec2", "heat", "local"]
-            heat = agent["heat"]
-            assert (heat["stack_id"], heat["resource_name"]) == (stack[1:], "server")
-            assert heat["region_name"] == region
-            user = admin.identity.get_user(heat["user_id"])
+            assert agent["collectors"] == ["ec2", collector, "local"]
+            settings = agent[collector]
+            if collector == "heat":
+                assert settings["stack_id"] == stack[1:]
+            assert settings["region_name"] == region
+            user = admin.identity.get_user(settings["user_id"])
             assert user.domain_id == admin.identity.find_domain(domain.domain_name).id
 
             guest = Guest(agent_sandbox, boot)
-            assert guest.collectors == ["heat"]
+            assert guest.collectors == [collector]
             guest.boot()
             with guest.polling():
                 view = demo.settled(stack, "CREATE")
@@ -232,31 +290,38 @@ def test_a_server_polls_thermiks_api_as_its_stack_user_and_signals_through_it(
             }
             outputs = {o["output_key"]: o["output_value"] for o in view["outputs"]}
             assert outputs["results"] == ["hello one", "hello two", "hello three"]
-
-            as_agent = {"X-Auth-Token": agent_token(heat)}
-            base = f"{api.root}/v1/{heat['project_id']}/stacks"
-            own = requests.get(
-                f"{base}{stack}/resources/server/metadata", headers=as_agent, timeout=60
-            )
-            assert own.status_code == 200, own.text
-            assert len(own.json()["metadata"]["deployments"]) == 3
-            for path, status in (
-                (f"{stack}/resources/net/metadata", 403),
-                (f"{other}", 403),
-                (f"{other}/resources/server/metadata", 404),
-                ("", 403),
-            ):
-                answer = requests.get(f"{base}{path}", headers=as_agent, timeout=60)
-                assert answer.status_code == status, (path, answer.text)
-            signal = requests.post(
-                f"{base}{stack}/resources/net/signal", json={}, headers=as_agent, timeout=60
-            )
-            assert signal.status_code == 403, signal.text
+            check_reach(api, stack, other, settings)
+            if zaqar is not None:
+                # The engine made the server's queue in the stack user's project, as that user.
+                token = agent_token(settings)
+                assert settings["queue_id"] in zaqar.queues(token, settings["project_id"])
 
             demo.delete(stack)
-            assert admin.identity.find_user(heat["user_id"]) is None
+            assert admin.identity.find_user(settings["user_id"]) is None
     finally:
         for path in stacks:
             demo.delete(path)
         api.close()
     assert not [s for s in admin.compute.servers(all_projects=True) if s.name.startswith(name)]
+    return boot
+
+
+def check_reach(api: ApiProcess, stack: str, other: str, settings: dict[str, str]) -> None:
+    """The server's stack user reads its server's metadata, and nothing else."""
+    as_agent = {"X-Auth-Token": agent_token(settings)}
+    base = f"{api.root}/v1/{settings['project_id']}/stacks"
+    own = requests.get(f"{base}{stack}/resources/server/metadata", headers=as_agent, timeout=60)
+    assert own.status_code == 200, own.text
+    assert len(own.json()["metadata"]["deployments"]) == 3
+    for path, status in (
+        (f"{stack}/resources/net/metadata", 403),
+        (f"{other}", 403),
+        (f"{other}/resources/server/metadata", 404),
+        ("", 403),
+    ):
+        answer = requests.get(f"{base}{path}", headers=as_agent, timeout=60)
+        assert answer.status_code == status, (path, answer.text)
+    signal = requests.post(
+        f"{base}{stack}/resources/net/signal", json={}, headers=as_agent, timeout=60
+    )
+    assert signal.status_code == 403, signal.text
