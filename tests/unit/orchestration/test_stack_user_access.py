@@ -15,7 +15,7 @@ from thermik.api.boundary import RequestContext
 from thermik.errors import Forbidden, NotFound
 from thermik.orchestration import Orchestrator
 from thermik.orchestration.versions import current_resources
-from thermik.resources.stack_users import STACK_USER_KEY
+from thermik.resources.stack_users import AGENT_SERVER_KEY, STACK_USER_KEY
 
 TEMPLATE: dict[str, Any] = {
     "heat_template_version": "2018-08-31",
@@ -58,6 +58,15 @@ def test_the_stack_user_project_finds_the_stack_and_no_other_does(
     while service.show_resource(CTX, stack, "handle").status != "COMPLETE":
         assert time.monotonic() < deadline
         time.sleep(0.05)
+    # What runs on the user's own server (a deployment naming it) is the user's too.
+    handle = current_resources(service.store, service.store.get_stack(stack.id))["handle"]
+    assert handle.physical_resource_id is not None
+    service.store.set_resource_data(
+        resources["wait"].id, AGENT_SERVER_KEY, handle.physical_resource_id
+    )
+    service.resource_metadata(AGENT, stack, "wait")
+    with pytest.raises(Forbidden, match="resource:metadata"):
+        service.resource_metadata(NEIGHBOUR, stack, "wait")
     service.signal_resource(AGENT, stack, "handle", {"status": "SUCCESS", "id": "1"})
     view = settle(service, stack)
     assert (view.action, view.status) == ("CREATE", "COMPLETE"), view.status_reason
