@@ -305,6 +305,13 @@ IDENTITY_OPTS: list[cfg.Opt] = [
         secret=True,
         help="Password of stack_domain_admin.",
     ),
+    cfg.StrOpt(
+        "region_name_for_agents",
+        help="Region in which the agents inside servers (as their stack domain users) find "
+        "Thermik (orchestration, POLL_SERVER_HEAT and HEAT_SIGNAL) and Zaqar (messaging, "
+        "ZAQAR_MESSAGE) in Keystone's catalog. Unset: region_name_for_services; unset too, "
+        "the agents take the catalog's only endpoint.",
+    ),
 ]
 
 #: keystoneauth's plugin of the Thermik service user: a password, which trusts can scope.

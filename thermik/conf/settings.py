@@ -193,6 +193,8 @@ class StackDomainSettings:
     admin: str | None = None
     admin_password: str | None = dataclasses.field(default=None, repr=False)
     user_role: str = "heat_stack_user"
+    #: The region agents find Thermik and Zaqar in (``region_name_for_agents``).
+    agent_region: str | None = None
 
     @property
     def configured(self) -> bool:
@@ -288,6 +290,7 @@ def keystone_settings(conf: cfg.ConfigOpts) -> KeystoneSettings:
         admin=conf.stack_domain_admin,
         admin_password=conf.stack_domain_admin_password,
         user_role=conf.heat_stack_user_role,
+        agent_region=conf.region_name_for_agents or conf.region_name_for_services,
     )
     if domain.configured and not (domain.admin and domain.admin_password):
         raise ConfigError(

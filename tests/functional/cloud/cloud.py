@@ -37,11 +37,12 @@ def running(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
-def wait_for_cloud_up(timeout: float = 1800) -> None:
+def wait_for_cloud_up(timeout: float = 1800, env_name: str = "cloud.env") -> None:
     """When tools/run-tests.sh starts the cloud beside the suite (``THERMIK_CLOUD_UP_PID``),
-    wait until it is up, or fail saying where its log is if it ended without coming up."""
+    wait until it is up (its ``env_name`` is written: the cloud's, or that of a service it
+    starts after the cloud), or fail saying where its log is if it ended without coming up."""
     pid = os.environ.get("THERMIK_CLOUD_UP_PID")
-    env_file = state_dir() / "cloud.env"
+    env_file = state_dir() / env_name
     if not pid:
         return
     deadline = time.monotonic() + timeout
