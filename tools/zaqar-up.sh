@@ -7,26 +7,11 @@
 # Settings: THERMIK_ZAQAR_PORT (default: a free one); THERMIK_ZAQAR_REDIS_URL to use an existing
 # Redis instead of a private one (e.g. redis://127.0.0.1:6379/7; a database of its own, since
 # Zaqar's keys are not prefixed). Running it again while Zaqar is up only prints the env file.
-#
-# --keystone: a second, independent Zaqar that authenticates every request against the loopback
-# cloud's Keystone (tools/cloud-up.sh must be up; tokens are checked as the cloud's admin), as a
-# cloud's Zaqar does: a queue belongs to the project of the caller's token. It lives under
-# .state/zaqar-keystone and writes .state/zaqar-keystone.env:
-#   THERMIK_ZAQAR_KEYSTONE_URL  e.g. http://127.0.0.1:PORT (send X-Auth-Token and Client-ID)
 set -euo pipefail
 . "$(dirname "$0")/realparts/lib.sh"
 
-case ${1:-} in
-"")
-    mode=noauth state=$RP_STATE/zaqar env_file=$RP_STATE/zaqar.env
-    url_var=THERMIK_ZAQAR_URL strategy="" ready=204 down_args=()
-    ;;
---keystone)
-    mode=keystone state=$RP_STATE/zaqar-keystone env_file=$RP_STATE/zaqar-keystone.env
-    url_var=THERMIK_ZAQAR_KEYSTONE_URL strategy=keystone ready=401 down_args=(--keystone)
-    ;;
-*) rp_die "usage: $0 [--keystone]" ;;
-esac
+state=$RP_STATE/zaqar
+env_file=$RP_STATE/zaqar.env
 conf=$state/zaqar.conf
 probe_headers=(-H "Client-ID: 00000000-0000-4000-8000-000000000000" -H "X-Project-ID: probe")
 
@@ -65,7 +50,7 @@ start_redis() {
 }
 
 start() {
-    "$RP_ROOT/tools/zaqar-down.sh" "${down_args[@]}" 2> /dev/null
+    "$RP_ROOT/tools/zaqar-down.sh" 2> /dev/null
     rm -rf "$state"
     mkdir -p "$state/run" "$state/log"
     local port redis_port redis_url
@@ -74,37 +59,12 @@ start() {
     redis_url=${THERMIK_ZAQAR_REDIS_URL:-redis://127.0.0.1:$redis_port/0}
     [ -n "${THERMIK_ZAQAR_REDIS_URL:-}" ] || start_redis "$redis_port"
     rp_render "$RP_DIR/zaqar/zaqar.conf.in" "$conf" "PORT=$port" "REDIS_URL=$redis_url" \
-        "SIGNED_URL_KEY=$(rp_random_key)" "AUTH_STRATEGY=$strategy"
-    [ "$mode" = noauth ] || keystone_authtoken >> "$conf"
+        "SIGNED_URL_KEY=$(rp_random_key)"
     rp_spawn "$state/run/zaqar.pid" "$state/log/zaqar.log" \
         "$venv/bin/zaqar-server" --config-file "$conf"
-    # With Keystone, an anonymous probe is answered 401 once Zaqar checks tokens.
-    rp_wait_http "http://127.0.0.1:$port/v2/ping" "$ready" 60 "$state/run/zaqar.pid" "$conf" \
+    rp_wait_http "http://127.0.0.1:$port/v2/ping" 204 60 "$state/run/zaqar.pid" "$conf" \
         "${probe_headers[@]}" || { tail -30 "$state/log/zaqar.log" >&2; rp_die "zaqar did not come up"; }
-    echo "export $url_var=http://127.0.0.1:$port" > "$env_file"
-}
-
-# keystone_authtoken: the [keystone_authtoken] section checking tokens as the cloud's admin.
-keystone_authtoken() {
-    [ -f "$RP_STATE/cloud.env" ] || rp_die "--keystone needs the loopback cloud (tools/cloud-up.sh)"
-    local config admin
-    config=$(. "$RP_STATE/cloud.env" && echo "$THERMIK_CLOUD_CONFIG")
-    admin=$(. "$RP_STATE/cloud.env" && echo "$THERMIK_CLOUD_ADMIN")
-    "$venv/bin/python" - "$config" "$admin" << 'EOF'
-import sys
-
-import yaml
-
-with open(sys.argv[1]) as f:
-    auth = yaml.safe_load(f)["clouds"][sys.argv[2]]["auth"]
-print("\n[keystone_authtoken]")
-print(f"www_authenticate_uri = {auth['auth_url']}")
-for key in ("auth_url", "username", "password", "project_name"):
-    print(f"{key} = {auth[key]}")
-print("auth_type = password")
-print(f"user_domain_name = {auth.get('user_domain_name', 'Default')}")
-print(f"project_domain_name = {auth.get('project_domain_name', 'Default')}")
-EOF
+    echo "export THERMIK_ZAQAR_URL=http://127.0.0.1:$port" > "$env_file"
 }
 
 venv=$(rp_venv zaqar)

@@ -193,7 +193,7 @@ class ZaqarEnv:
 
 @dataclasses.dataclass(frozen=True)
 class ZaqarKeystoneEnv:
-    """The loopback Zaqar behind the loopback cloud's Keystone (tools/zaqar-up.sh --keystone,
+    """The loopback Zaqar behind the loopback cloud's Keystone (tools/zaqar-keystone-up.sh,
     started once the cloud is up): a queue belongs to the project of the caller's token."""
 
     url: str
@@ -201,7 +201,7 @@ class ZaqarKeystoneEnv:
     @classmethod
     def from_settings(cls) -> ZaqarKeystoneEnv:
         key = "THERMIK_ZAQAR_KEYSTONE_URL"
-        env = cls(service_settings("zaqar-keystone", (key,), "tools/zaqar-up.sh --keystone")[key])
+        env = cls(service_settings("zaqar", (key,), "tools/zaqar-keystone-up.sh")[key])
         try:
             status, _, _ = http("GET", f"{env.url}/v2/ping", headers=ZaqarEnv.headers("ping"))
         except OSError as error:

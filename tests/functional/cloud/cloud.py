@@ -54,6 +54,15 @@ def wait_for_cloud_up(timeout: float = 1800, env_name: str = "cloud.env") -> Non
         unavailable(f"tools/cloud-up.sh did not bring the cloud up (log: {log}):\n{tail}")
 
 
+def wait_for_cloud_job(timeout: float = 300) -> None:
+    """When tools/run-tests.sh brings the cloud up beside the suite, the Keystone-authenticated
+    Swift and Zaqar join its catalog after it: wait for that job to end."""
+    pid = os.environ.get("THERMIK_CLOUD_UP_PID")
+    deadline = time.monotonic() + timeout
+    while pid and running(int(pid)) and time.monotonic() < deadline:
+        time.sleep(1)
+
+
 @dataclasses.dataclass(frozen=True)
 class CloudEnv:
     """Where the loopback cloud is, and the image, flavor and external network it was given."""

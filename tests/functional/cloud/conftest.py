@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.cloud.cloud import CloudEnv, wait_for_cloud_up
+from tests.functional.cloud.cloud import CloudEnv, wait_for_cloud_job
 from tests.functional.cloud.engine import CloudEngine
 from tests.functional.services import ZaqarKeystoneEnv
 
@@ -32,9 +32,9 @@ def cloud_env() -> CloudEnv:
 
 @pytest.fixture(scope="session")
 def zaqar_keystone_env(cloud_env: CloudEnv) -> ZaqarKeystoneEnv:
-    """The Zaqar behind the cloud's Keystone (tools/zaqar-up.sh --keystone, which
+    """The Zaqar behind the cloud's Keystone (tools/zaqar-keystone-up.sh, which
     tools/run-tests.sh starts once the cloud is up: waited for like the cloud)."""
-    wait_for_cloud_up(env_name="zaqar-keystone.env")
+    wait_for_cloud_job()
     return ZaqarKeystoneEnv.from_settings()
 
 

@@ -1,16 +1,16 @@
 """POLL_SERVER_HEAT and ZAQAR_MESSAGE end to end (issue 15), in service mode on the loopback cloud.
 
 thermik-api runs with Keystone (a trustee and a stack user domain of the test's own) and is
-registered as ``orchestration`` (and the Keystone-authenticated Zaqar of ``tools/zaqar-up.sh
---keystone`` as ``messaging``) in a region of the test's own. The demo user creates a stack of a
-net, a subnet, a router, an OS::Nova::Server with the transport and three SoftwareDeployments
-signalling with HEAT_SIGNAL. The test plays the guest from the user_data Nova holds: the real
-os-collect-config logs in to the real Keystone as the server's stack user and reads the server's
-metadata, through the API (``heat`` collector) or by popping the server's queue in the stack
-user's project, where the engine posted it as that user (``zaqar`` collector); heat-agents run
-the scripts once each and heat-config-notify signals each deployment through the API with the
-same user. That user reads nothing else (another resource, another stack, the stack list) and
-is deleted with the server.
+registered as ``orchestration`` (and the Keystone-authenticated Zaqar of
+``tools/zaqar-keystone-up.sh`` as ``messaging``) in a region of the test's own. The demo user
+creates a stack of a net, a subnet, a router, an OS::Nova::Server with the transport and three
+SoftwareDeployments signalling with HEAT_SIGNAL. The test plays the guest from the user_data
+Nova holds: the real os-collect-config logs in to the real Keystone as the server's stack user
+and reads the server's metadata, through the API (``heat`` collector) or by popping the server's
+queue in the stack user's project, where the engine posted it as that user (``zaqar``
+collector); heat-agents run the scripts once each and heat-config-notify signals each deployment
+through the API with the same user. That user reads nothing else (another resource, another
+stack, the stack list) and is deleted with the server.
 
 ZAQAR_MESSAGE signals with HEAT_SIGNAL, not ZAQAR_SIGNAL: heat-config-notify sends ZAQAR_SIGNAL
 with python-zaqarclient's v1 API, which python-zaqarclient 4 (the only one on PyPI the agent
