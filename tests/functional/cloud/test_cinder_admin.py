@@ -25,6 +25,7 @@ parameters:
   projects: {type: comma_delimited_list, default: [demo]}
   which: {type: string, default: gold}
   cipher: {type: string, default: aes-xts-plain64}
+  encrypted: {type: string, default: secret}
 resources:
   gold:
     type: OS::Cinder::VolumeType
@@ -43,10 +44,14 @@ resources:
       name: {list_join: ["-", [{get_param: prefix}, secret]]}
       # Cinder changes the extra specs only of a type no volume has.
       metadata: {get_param: specs}
+  spare:
+    type: OS::Cinder::VolumeType
+    properties:
+      name: {list_join: ["-", [{get_param: prefix}, spare]]}
   encryption:
     type: OS::Cinder::EncryptedVolumeType
     properties:
-      volume_type: {get_resource: secret}
+      volume_type: {get_resource: {get_param: encrypted}}
       provider: luks
       cipher: {get_param: cipher}
       key_size: 256
@@ -59,6 +64,7 @@ outputs:
   gold: {value: {get_resource: gold}}
   private: {value: {get_resource: private}}
   secret: {value: {get_resource: secret}}
+  spare: {value: {get_resource: spare}}
   encryption: {value: {get_resource: encryption}}
   volume: {value: {get_resource: volume}}
   volume_type: {value: {get_attr: [volume, volume_type]}}
@@ -111,11 +117,27 @@ def test_volume_types_encryption_and_a_retype(
     assert access == [project.id]
     assert admin.block_storage.get_type_encryption(out["secret"]).cipher == "aes-cbc-essiv"
 
+    # The encryption of another type: a replacement, and the first type is plain again.
+    admin_engine.update(
+        stack,
+        prefix=prefix,
+        specs={"thermik:tier": "silver", "thermik:n": "2"},
+        projects="admin",
+        which="private",
+        cipher="aes-cbc-essiv",
+        encrypted="spare",
+    )
+    view = admin_engine.wait(stack)
+    assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
+    assert admin_engine.outputs(stack)["encryption"] == out["spare"]
+    assert admin.block_storage.get_type_encryption(out["spare"]).provider == "luks"
+    assert not admin.block_storage.get_type_encryption(out["secret"]).encryption_id
+
     assert admin_engine.check(stack).status == "COMPLETE"
     view = admin_engine.delete(stack)
     assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
     names = {t.name for t in admin.block_storage.types()}
-    assert not {f"{prefix}-gold", f"{prefix}-private", f"{prefix}-secret"} & names
+    assert not {f"{prefix}-{n}" for n in ("gold", "private", "secret", "spare")} & names
     assert leftovers(admin, stack.id) == []
 
 
@@ -150,14 +172,18 @@ resources:
 
 
 @pytest.fixture
-def project(cloud_env: CloudEnv) -> Iterator[str]:
-    """A project of the test's own, so that its quotas touch no other test."""
+def projects(cloud_env: CloudEnv) -> Iterator[list[str]]:
+    """Two projects of the test's own, so that its quotas touch no other test."""
     admin = cloud_env.connect(admin=True)
-    made = admin.identity.create_project(name=f"quota-{uuid.uuid4().hex[:8]}", domain_id="default")
+    made = [
+        admin.identity.create_project(name=f"quota-{uuid.uuid4().hex[:8]}", domain_id="default")
+        for _ in range(2)
+    ]
     try:
-        yield str(made.name)
+        yield [str(p.name) for p in made]
     finally:
-        admin.identity.delete_project(made.id)
+        for project in made:
+            admin.identity.delete_project(project.id)
 
 
 QUOTA = """
@@ -176,27 +202,34 @@ resources:
 """
 
 
-def test_a_projects_quotas_are_set_updated_checked_and_reverted(
-    admin_engine: CloudEngine, cloud_env: CloudEnv, project: str
+def test_a_projects_quotas_are_set_updated_replaced_checked_and_reverted(
+    admin_engine: CloudEngine, cloud_env: CloudEnv, projects: list[str]
 ) -> None:
     admin = cloud_env.connect(admin=True)
-    project_id = admin.identity.find_project(project, ignore_missing=False).id
-    defaults = admin.block_storage.get_quota_set(project_id)
-    stack = admin_engine.create(f"quota-{uuid.uuid4().hex[:6]}", QUOTA, project=project)
+    first, second = (admin.identity.find_project(p, ignore_missing=False).id for p in projects)
+    defaults = admin.block_storage.get_quota_set(first)
+    stack = admin_engine.create(f"quota-{uuid.uuid4().hex[:6]}", QUOTA, project=projects[0])
     view = admin_engine.wait(stack)
     assert view.status == "COMPLETE", view.status_reason
-    quotas = admin.block_storage.get_quota_set(project_id)
+    quotas = admin.block_storage.get_quota_set(first)
     assert (quotas.volumes, quotas.gigabytes, quotas.snapshots) == (5, 50, -1)
 
-    admin_engine.update(stack, project=project, volumes=7)
+    admin_engine.update(stack, project=projects[0], volumes=7)
     view = admin_engine.wait(stack)
     assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
-    assert admin.block_storage.get_quota_set(project_id).volumes == 7
+    assert admin.block_storage.get_quota_set(first).volumes == 7
+
+    # Another project: a replacement sets its quotas, and the first project's are reverted.
+    admin_engine.update(stack, project=projects[1], volumes=7)
+    view = admin_engine.wait(stack)
+    assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
+    assert admin.block_storage.get_quota_set(second).volumes == 7
+    assert admin.block_storage.get_quota_set(first).volumes == defaults.volumes
 
     assert admin_engine.check(stack).status == "COMPLETE"
     view = admin_engine.delete(stack)
     assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
-    reverted = admin.block_storage.get_quota_set(project_id)
+    reverted = admin.block_storage.get_quota_set(second)
     assert (reverted.volumes, reverted.gigabytes) == (defaults.volumes, defaults.gigabytes)
 
 
