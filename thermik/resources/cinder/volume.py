@@ -143,7 +143,7 @@ class Volume(CloudResource):
     ) -> Any:
         """A new volume restored from the ``backup_id`` backup, named, described and carrying
         ``tag`` and the metadata (Cinder's restore takes only a name)."""
-        backup, (name, description) = props["backup_id"], names
+        backup, (name, description) = find(ctx, "cinder.backup", props["backup_id"]), names
         restored = self.call(
             ctx,
             lambda conn: conn.block_storage.restore_backup(backup, name=name),
@@ -171,12 +171,13 @@ class Volume(CloudResource):
         return True
 
     def _steps(self, ctx: ResourceContext, steps: list[volume_steps.Step]) -> CheckResult:
-        return self._run(ctx, volume_steps.start(steps))
+        return self._run(ctx, volume_steps.start(steps), self.current(ctx))
 
-    def _run(self, ctx: ResourceContext, progress: Progress | None) -> CheckResult:
-        """One poll of the update steps; once they are done the volume is fetched again, as
-        the last (the read-only flag) shows only then, for the attributes."""
-        done = volume_steps.run(ctx, self.client(ctx), self.refresh(ctx), progress)
+    def _run(self, ctx: ResourceContext, progress: Progress | None, volume: Any) -> CheckResult:
+        """One poll of the update steps on ``volume`` as just fetched; once they are done the
+        volume is fetched again, as the last (the read-only flag) shows only then, for the
+        attributes."""
+        done = volume_steps.run(ctx, self.client(ctx), volume, progress)
         if done is True:
             self.refresh(ctx)
         return done
@@ -229,7 +230,8 @@ class Volume(CloudResource):
             self._set_metadata(ctx, new_props.get("metadata") or {}, volume.metadata)
         steps: list[volume_steps.Step] = []
         if "backup_id" in changed and new_props.get("backup_id"):
-            steps.append({"do": "restore", "backup": new_props["backup_id"]})
+            backup = find(ctx, "cinder.backup", new_props["backup_id"])
+            steps.append({"do": "restore", "backup": backup})
         if "volume_type" in changed and new_props.get("volume_type"):
             vtype = find(ctx, "cinder.vtype", new_props["volume_type"])
             steps.append({"do": "retype", "type": vtype})
@@ -242,7 +244,7 @@ class Volume(CloudResource):
     def check_update_complete(
         self, ctx: ResourceContext, props: Props, progress: Progress | None
     ) -> CheckResult:
-        return True if progress is None else self._run(ctx, progress)
+        return True if progress is None else self._run(ctx, progress, self.refresh(ctx))
 
     def _rename(self, ctx: ResourceContext, props: Props) -> None:
         name, description = self._names(ctx, props)
