@@ -20,6 +20,7 @@ class PolicyRecorder(ResourcePlugin):
 
     properties_schema: ClassVar[PropertiesSchema] = {"value": PropertySchema(Type.STRING)}
     deletes: ClassVar[list[tuple[str, str]]] = []
+    snapshots_on_delete: ClassVar[bool] = True
 
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
         ctx.set_physical_id(f"{ctx.resource_name}-{ctx.version_id}")

@@ -62,6 +62,7 @@ class Volume(CloudResource):
     delete_waits: ClassVar[bool] = True
     #: A failed volume is kept unless it is unusable (see :meth:`needs_replacement`).
     replace_if_failed: ClassVar[bool] = False
+    snapshots_on_delete: ClassVar[bool] = True
     properties_schema: ClassVar[PropertiesSchema] = PROPERTIES
     attributes_schema: ClassVar[AttributesSchema] = ATTRIBUTES
 
