@@ -19,6 +19,7 @@ boundary (API, CLI, actor) is a bug. The tree::
     │   └── InvalidRequest                  a malformed API request body or query
     ├── Unauthorized                   401
     ├── Forbidden                      403  tenant isolation, wrong signature, expired URL
+    │   └── DelegationRefused               Keystone refused the caller's trust for the stack
     ├── NotFound                       404  StackNotFound, ResourceNotFound, ...
     ├── Conflict                       409  a compare-and-swap lost, or an action is illegal now
     │   ├── TraversalConflict               the stack's current traversal moved on
@@ -204,6 +205,10 @@ class Forbidden(ThermikError):
 
     http_status = 403
     heat_type = "Forbidden"
+
+
+class DelegationRefused(Forbidden):
+    """Keystone refused to let the engine act for the caller later (a trust of their roles)."""
 
 
 class NotFound(ThermikError):

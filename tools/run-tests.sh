@@ -36,7 +36,14 @@ if [ -n "${CI:-}" ] || [ "${THERMIK_REAL_SERVICES:-}" = 1 ]; then
     state=${THERMIK_STATE_DIR:-.state}
     mkdir -p "$state"
     trap 'stop_cloud; tools/services-down.sh; tools/cloud-down.sh ${CI:+--purge}' EXIT
-    tools/cloud-up.sh > /dev/null 2> "$state/cloud-up.log" &
+    # Once the cloud, Swift and Zaqar are up, Swift and Zaqar go in the cloud's catalog
+    # (object-store, messaging).
+    {
+        tools/cloud-up.sh > /dev/null &&
+            until [ -f "$state/swift.env" ] && [ -f "$state/zaqar.env" ]; do sleep 1; done &&
+            tools/swift-keystone-up.sh > /dev/null &&
+            tools/zaqar-keystone-up.sh > /dev/null
+    } 2> "$state/cloud-up.log" &
     cloud=$!
     export THERMIK_CLOUD_UP_PID=$cloud
     tools/services-up.sh

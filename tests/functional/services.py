@@ -26,6 +26,8 @@ import pytest
 from swiftclient import client as swift
 from swiftclient.utils import generate_temp_url
 
+from thermik.conf.settings import SwiftSettings
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -117,6 +119,17 @@ class SwiftEnv:
         except Exception as error:  # any failure to log in means the service is not usable
             unavailable(f"swift at {env.auth_url} does not answer: {error}")
         return env
+
+    def delivery(self, container_prefix: str) -> SwiftSettings:
+        """Swift delivery settings in the AUTH_test account, under containers named with
+        ``container_prefix``."""
+        return SwiftSettings(
+            auth_url=self.auth_url,
+            auth_version="1",
+            username=self.user,
+            password=self.key,
+            container_prefix=container_prefix,
+        )
 
     def new_account(self) -> SwiftAccount:
         """A fresh ``AUTH_<random>`` account (made by the reseller admin) with a TempURL key."""

@@ -16,6 +16,7 @@ from typing import Any
 from openstack import exceptions as sdk
 from openstack.connection import Connection
 
+from thermik.clients.messaging import queue_names
 from thermik.errors import CloudFault, CloudGone
 
 #: What a look-up is: ``(connection, value) -> id``.
@@ -69,6 +70,29 @@ def _flavor(conn: Connection, value: str) -> str:
 def _identity(conn: Connection) -> Any:
     """Keystone's v3 proxy (openstacksdk types it as either version's)."""
     return conn.identity
+
+
+def _domain(conn: Connection, value: str) -> str:
+    # Domain ids need not look like UUIDs (Keystone's own is "default"): ask by id first.
+    try:
+        return str(_identity(conn).get_domain(value).id)
+    except sdk.NotFoundException:
+        return _one("Domain", value, _identity(conn).domains(name=value))
+
+
+def _region(conn: Connection, value: str) -> str:
+    # Regions have ids chosen by their creator and no names.
+    try:
+        return str(_identity(conn).get_region(value).id)
+    except sdk.NotFoundException:
+        raise CloudGone(f"The Region ({value}) could not be found.") from None
+
+
+def _queue(conn: Connection, value: str) -> str:
+    # Zaqar makes queues lazily and answers for any name: only its listing tells.
+    if value not in queue_names(conn):
+        raise CloudGone(f"The Queue ({value}) could not be found.")
+    return value
 
 
 def _host(conn: Connection, value: str) -> str:
@@ -134,6 +158,33 @@ LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
             lambda c, v: _identity(c).users(name=v),
         ),
     ),
+    "keystone.group": (
+        "keystone",
+        _id_or_name(
+            "Group",
+            lambda c, v: _identity(c).get_group(v),
+            lambda c, v: _identity(c).groups(name=v),
+        ),
+    ),
+    "keystone.role": (
+        "keystone",
+        _id_or_name(
+            "Role",
+            lambda c, v: _identity(c).get_role(v),
+            lambda c, v: _identity(c).roles(name=v),
+        ),
+    ),
+    "keystone.service": (
+        "keystone",
+        _id_or_name(
+            "Service",
+            lambda c, v: _identity(c).get_service(v),
+            lambda c, v: (s for s in _identity(c).services() if s.name == v),
+        ),
+    ),
+    "keystone.domain": ("keystone", _domain),
+    "keystone.region": ("keystone", _region),
+    "zaqar.queue": ("zaqar", _queue),
     "nova.server_group": (
         "nova",
         _id_or_name(
