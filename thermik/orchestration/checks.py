@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from thermik.conf.settings import LimitSettings
-from thermik.errors import PropertyError, TemplateTooLarge, ThermikError
+from thermik.errors import PropertyError, TemplateError, TemplateTooLarge, ThermikError
 from thermik.resources import CustomValidator, Props, Registry, ResourcePlugin, ValidationContext
 from thermik.resources.nested_group import MemberCheck, NestedGroup
 from thermik.resources.properties import validate_properties
@@ -30,6 +30,9 @@ from thermik.template import (
     is_unresolved,
 )
 from thermik.template.budget import Meter
+
+#: The deletion policy only the types that keep a copy on delete take.
+SNAPSHOT: Final = "Snapshot"
 
 
 class _Unknown:
@@ -173,6 +176,12 @@ class _Checker:
         values = static_properties(definition, name, lenient=self.lenient, meter=self.meter)
         props = self.properties(plugin, values, ("resources", name, "properties"))
         self.update_policy(definition, plugin, resource)
+        if resource.deletion_policy == SNAPSHOT and not plugin.snapshots_on_delete:
+            raise TemplateError(
+                f'"{SNAPSHOT}" deletion policy not supported',
+                path=("resources", name, "deletion_policy"),
+                resource=name,
+            )
         try:
             self.validate(plugin, props)
             return self.group(definition, plugin, props, depth)
