@@ -110,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (errors.ThermikError, cfg.Error) as exc:
         print(f"thermik-engine: {exc}", file=sys.stderr)
         return 1
-    LOG.info("Engine %s running", running.engine.runtime.engine_id)
+    LOG.info("Engine running (engine id %s)", running.engine.runtime.engine_id)
     try:
         stop.wait()
     finally:

@@ -20,7 +20,7 @@ from tests.e2e.api_process import ApiProcess
 from thermik.persistence.crypto import SecretBox
 
 THERMIK_ENGINE = Path(sys.executable).with_name("thermik-engine")
-RUNNING = re.compile(r"Engine (\S+) running")
+RUNNING = re.compile(r"Engine running \(engine id (\S+)\)")
 TENANT = "rpc-tenant"
 #: The cluster's encryption key.
 KEY = SecretBox.generate_key()
