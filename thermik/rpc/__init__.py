@@ -14,4 +14,8 @@ with warnings.catch_warnings():
     # and oslo.utils' eventletutils, which warn of their deprecation. Nothing is
     # monkey-patched: Thermik's servers run oslo.messaging's threading executor.
     warnings.simplefilter("ignore")
-    import oslo_messaging  # noqa: F401
+    import oslo_messaging
+    from oslo_messaging import opts as messaging_opts
+
+#: oslo.messaging, imported quietly: import it from here.
+__all__ = ["messaging_opts", "oslo_messaging"]

@@ -21,10 +21,10 @@ from oslo_config import cfg
 
 from tests.functional.rpc.cluster import KEY, Api, template, wait_until
 from tests.functional.rpc.conftest import Cluster
+from thermik.cmd.messaging import register_opts
 from thermik.conf.settings import DatabaseSettings
 from thermik.persistence.factory import open_store
 from thermik.persistence.store import Store
-from thermik.rpc import bus
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -56,7 +56,7 @@ class Collected:
 def notifications(cluster: Cluster) -> Iterator[Collected]:
     """A listener on the cluster's notification topic."""
     conf = cfg.ConfigOpts()
-    bus.register_opts(conf)
+    register_opts(conf)
     conf([])
     transport = oslo_messaging.get_notification_transport(conf, url=cluster.transport)
     collected = Collected()
