@@ -67,23 +67,28 @@ def start(conf: cfg.ConfigOpts) -> RunningEngine:
     from thermik.service import serve_rpc, start_engine  # noqa: PLC0415 - only when running
 
     settings = Settings.from_conf(conf)
-    notifier = messaging.stack_notifier(conf)
+    transport = messaging.rpc_transport(conf) if messaging.transport_url(conf) else None
+    if transport is None:
+        LOG.info("No [DEFAULT] transport_url: serving no RPC (not in service mode)")
+    notifier = None
     try:
+        notifier = messaging.stack_notifier(conf)
         observer = None if notifier is None else notifier.stack_changed
         engine = start_engine(settings, stack_observer=observer)
     except BaseException:
         if notifier is not None:
             notifier.close()
+        if transport is not None:
+            transport.cleanup()
         raise
     server = None
-    try:
-        if messaging.transport_url(conf) is not None:
-            server = serve_rpc(engine, messaging.rpc_transport(conf), settings)
-        else:
-            LOG.info("No [DEFAULT] transport_url: serving no RPC (not in service mode)")
-    except BaseException:
-        RunningEngine(engine, None, notifier).close()
-        raise
+    if transport is not None:
+        try:
+            server = serve_rpc(engine, transport, settings)
+        except BaseException:
+            transport.cleanup()
+            RunningEngine(engine, None, notifier).close()
+            raise
     return RunningEngine(engine, server, notifier)
 
 

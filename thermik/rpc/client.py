@@ -18,7 +18,7 @@ import oslo_messaging
 
 from thermik.engine.messages import ConvergeRequest
 from thermik.engine.states import State
-from thermik.errors import EngineUnavailable, LeaseConflict
+from thermik.errors import EngineUnavailable, LeaseConflict, ThermikError
 from thermik.persistence.software_values import StackLease
 from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, Stack
@@ -49,6 +49,12 @@ class EngineClient:
             answer = client.call({}, method, **kwargs)
         except (oslo_messaging.MessagingTimeout, oslo_messaging.MessageUndeliverable):
             raise EngineUnavailable(self._silence(engine_id)) from None
+        except oslo_messaging.RemoteError as exc:
+            # A bug in the engine, not a refusal (those come back as answers): it is logged
+            # there; the caller gets a 500 without the engine's traceback.
+            raise ThermikError(
+                f"The engine failed to carry out {method} ({exc.exc_type})"
+            ) from None
         except oslo_messaging.MessagingException as exc:
             raise EngineUnavailable(
                 f"The engines cannot be reached over the message bus: {type(exc).__name__}"
