@@ -187,6 +187,44 @@ def test_any_api_process_reaches_the_driving_engine(
     datetime.datetime.fromisoformat(body["create_at"])
 
 
+WAITING = {
+    "heat_template_version": "2018-08-31",
+    "resources": {
+        "handle": {"type": "OS::Heat::WaitConditionHandle"},
+        "wait": {
+            "type": "OS::Heat::WaitCondition",
+            "properties": {"handle": {"get_resource": "handle"}, "timeout": 120},
+        },
+    },
+}
+
+
+def test_a_signal_through_either_api_process_reaches_the_waiting_stack(
+    cluster: Cluster, store: Store
+) -> None:
+    first, second = cluster.apis
+    status, answer = first.request("POST", "/stacks", {"stack_name": "waits", "template": WAITING})
+    assert status == 201, answer
+    stack_id = answer["stack"]["id"]
+    assert wait_until(lambda: store.get_lease(stack_id), 30, "a lease")
+    wait_until(
+        lambda: (
+            second.request("GET", f"/stacks/waits/{stack_id}/resources/wait")[1]["resource"][
+                "resource_status"
+            ]
+            == "CREATE_IN_PROGRESS"
+        ),
+        30,
+        "the wait condition to wait",
+    )
+    signal = {"status": "SUCCESS", "id": "1", "data": "done"}
+    status, answer = second.request(
+        "POST", f"/stacks/waits/{stack_id}/resources/handle/signal", signal
+    )
+    assert status == 200, answer
+    assert settles(first, "waits", stack_id) == "CREATE_COMPLETE"
+
+
 def test_a_dead_engines_stacks_finish_on_the_others(cluster: Cluster, store: Store) -> None:
     first, second = cluster.apis
     names = [f"crash{i}" for i in range(6)]
