@@ -38,6 +38,8 @@ boundary (API, CLI, actor) is a bug. The tree::
     │       ├── CloudUnavailable            unreachable, timed out, 5xx or 429 (retried)
     │       ├── CloudQuotaExceeded          over a quota of the project
     │       └── CloudFault                  any other refusal or failure (400, 401, 403, ...)
+    ├── EngineStopping                 503  the engine is stopping
+    ├── EngineUnavailable              503  service mode: no engine answered over RPC in time
     ├── StoreError                     503  the database cannot be used
     │   ├── DatabaseUnavailable             unreachable, wrong credentials, locked file
     │   ├── SchemaNotMigrated               run ``thermik-manage db sync``
@@ -377,6 +379,14 @@ class CloudFault(CloudError):
 
 class EngineStopping(ThermikError):
     """The engine is stopping: the request reached it too late (the next engine may take it)."""
+
+    http_status = 503
+    retryable = True
+
+
+class EngineUnavailable(ThermikError):
+    """Service mode: the engine that drives the stack (or every engine) did not answer over
+    RPC in time; once a dead engine's lease expires, another engine resumes its stacks."""
 
     http_status = 503
     retryable = True
