@@ -32,11 +32,14 @@ class RequestContext:
     """Who is calling: the tenant every lookup is scoped by, and the caller's credentials."""
 
     tenant: str
+    #: The caller's user id (what trusts and cloud calls name).
     user: str | None = None
     roles: tuple[str, ...] = ()
     is_admin: bool = False
     token: str | None = None
     request_id: str = ""
+    #: The caller's user name, which Heat shows as a stack's ``stack_owner`` (the id if none).
+    user_name: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from thermik.api.boundary import (
 from thermik.errors import InvalidInput, NotFound, ResourceTypeNotFound
 from thermik.orchestration.base import Base
 from thermik.orchestration.checks import check_resources
+from thermik.orchestration.function_descriptions import DESCRIPTIONS
 from thermik.orchestration.prepare import check_sources, load_template, request_environment
 from thermik.orchestration.type_templates import type_template
 from thermik.template import Identity, build_stack
@@ -65,7 +66,7 @@ def _first_line(factory: Any) -> str:
 
 def _offered(table: Mapping[str, Any]) -> list[TemplateFunctionView]:
     return [
-        TemplateFunctionView(name, _first_line(factory))
+        TemplateFunctionView(name, DESCRIPTIONS.get(name) or _first_line(factory))
         for name, factory in sorted(table.items())
         if getattr(factory, "__name__", "") not in _NOT_OFFERED
     ]

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from thermik.conf.settings import LimitSettings
-from thermik.errors import PropertyError, TemplateTooLarge, ThermikError
+from thermik.errors import PropertyError, PropertyValueError, TemplateTooLarge, ThermikError
+from thermik.orchestration.function_descriptions import DESCRIPTIONS
 from thermik.resources import CustomValidator, Props, Registry, ResourcePlugin, ValidationContext
 from thermik.resources.nested_group import MemberCheck, NestedGroup
 from thermik.resources.properties import validate_properties
@@ -113,6 +114,22 @@ def static_properties(
     return static_value(definition, raw, lenient=lenient, meter=meter)
 
 
+def property_value_error(exc: ThermikError, name: str) -> PropertyValueError:
+    """``exc``, raised resolving resource ``name``'s properties, as Heat reports it: at the
+    property (the path stops before the first function, the ``get_param`` of
+    ``resources.r.properties.value.get_param``)."""
+    path = list(exc.path)
+    for index, element in enumerate(path):
+        if isinstance(element, str) and (element in DESCRIPTIONS or element.startswith("Fn::")):
+            path = path[:index]
+            break
+    if path[:2] != ["resources", name]:
+        path = ["resources", name, "properties"]
+    error = PropertyValueError(exc.message, path=path, parameter=exc.parameter)
+    error.resource = name
+    return error
+
+
 def check_resources(
     definition: StackDefinition,
     registry: Registry,
@@ -170,7 +187,12 @@ class _Checker:
         """Check a plugin resource; how many resources the child of a group type holds."""
         name = resource.name
         plugin = self.registry.get(resource.resolved.implementation, resource=name)
-        values = static_properties(definition, name, lenient=self.lenient, meter=self.meter)
+        try:
+            values = static_properties(definition, name, lenient=self.lenient, meter=self.meter)
+        except (TemplateTooLarge, PropertyError):
+            raise
+        except ThermikError as exc:
+            raise property_value_error(exc, name) from None
         props = self.properties(plugin, values, ("resources", name, "properties"))
         self.update_policy(definition, plugin, resource)
         try:

@@ -60,6 +60,14 @@ def test_resource_types(service: Orchestrator) -> None:
 def test_resource_type_template(service: Orchestrator, kind: str, key: str) -> None:
     template = service.resource_type_template(CTX, "OS::Heat::RandomString", kind)
     assert "length" in template[key]
+    # Named as Heat names it: after the type's last part, which its plugin class is called.
+    resources = template["resources" if kind == "hot" else "Resources"]
+    assert resources["RandomString"]["type" if kind == "hot" else "Type"] == (
+        "OS::Heat::RandomString"
+    )
+    assert template["description" if kind == "hot" else "Description"] == (
+        "Initial template of RandomString"
+    )
     validated = service.validate_template(CTX, StackRequest(template=dict(template)))
     assert "length" in validated.parameters
     with pytest.raises(InvalidInput):
@@ -79,6 +87,10 @@ def test_template_versions_and_functions(service: Orchestrator) -> None:
         CTX, "heat_template_version.2018-08-31", with_condition_func=True
     )
     assert "equals" in {f.name for f in with_conditions}
+    # Described as Heat describes them (heat-tempest-plugin compares get_file's word for word).
+    described = {f.name: f.description for f in with_conditions}
+    assert described["get_file"] == "A function for including a file inline."
+    assert all(text.startswith("A function") for text in described.values()), described
     old = {
         f.name for f in service.list_template_functions(CTX, "heat_template_version.2013-05-23")
     }
