@@ -344,6 +344,8 @@ class ValidationView:
     parameters: Mapping[str, ParameterInfo]
     parameter_groups: tuple[Mapping[str, Json], ...] = ()
     environment: Mapping[str, Json] = dataclasses.field(default_factory=dict)
+    #: With ``show_nested``: Heat's ``NestedParameters`` of the template resources.
+    nested_parameters: Mapping[str, Json] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

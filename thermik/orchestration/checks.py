@@ -130,6 +130,12 @@ def property_value_error(exc: ThermikError, name: str) -> PropertyValueError:
     return error
 
 
+def declared_only(template: Template, values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` of the parameters ``template`` declares (the others are left out)."""
+    declared = template.raw_section("parameters") or {}
+    return {k: v for k, v in values.items() if k in declared}
+
+
 def check_resources(
     definition: StackDefinition,
     registry: Registry,
@@ -310,13 +316,21 @@ class _Checker:
             )
         except ThermikError as exc:
             raise exc.at(*resource_path) from None
-        # Its properties are the template's parameters (names, types, constraints).
-        TemplateResource.for_template(template.data, {}).check_properties(
-            values, unresolved=unresolved, custom_constraints=self.custom, path=properties_path
-        )
+        # Its properties are the template's parameters (names, types, constraints). Validating
+        # a template, Heat checks them for the top level's template resources only: deeper
+        # ones are checked for their templates' structure.
+        if not (self.lenient and depth >= 1):
+            TemplateResource.for_template(template.data, {}).check_properties(
+                values,
+                unresolved=unresolved,
+                custom_constraints=self.custom,
+                path=properties_path,
+            )
         if not isinstance(values, Mapping):
             values = {}
         known = {k: v for k, v in values.items() if not unresolved(v) and v is not None}
+        if self.lenient and depth >= 1:
+            known = declared_only(template, known)
         try:
             nested = build_stack(
                 template,
