@@ -30,9 +30,9 @@ SUBNET_RANGE = "10.0.5.0/24"
 
 
 def admin_connection() -> Any:
-    return openstack.connect(
-        cloud=os.environ["THERMIK_CLOUD_ADMIN"], config_file=os.environ["THERMIK_CLOUD_CONFIG"]
-    )
+    # openstacksdk reads the clouds.yaml that OS_CLIENT_CONFIG_FILE names.
+    os.environ["OS_CLIENT_CONFIG_FILE"] = os.environ["THERMIK_CLOUD_CONFIG"]
+    return openstack.connect(cloud=os.environ["THERMIK_CLOUD_ADMIN"])
 
 
 def demo_auth() -> dict[str, Any]:
