@@ -183,6 +183,27 @@ class PropertyError(TemplateError):
     """A resource property fails its schema."""
 
 
+class PropertyValueError(PropertyError):
+    """A resource property's value cannot be worked out (a function in it fails): said as
+    Heat says it, ``Property error: resources.<name>.properties.<property>: <why>``."""
+
+    def __str__(self) -> str:
+        return f"Property error: {format_path(self.path)}: {self.message}"
+
+    def preview_text(self) -> str:
+        """The error as Heat's stack preview words it (each part once more behind a colon)."""
+        return f"Property error: : {format_path(self.path)}: : {self.message}"
+
+
+class AttributeValueError(InvalidInput):
+    """A resource attribute cannot be worked out (a template resource's output failed): the
+    attribute is stored as failed, and reading it fails with this message, as Heat's
+    ``Error in <resource> output <attribute>: <why>`` (no path: it is the whole message)."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class InvalidSignal(InvalidInput):
     """Signal data is malformed, oversized, or the resource takes no signals."""
 
