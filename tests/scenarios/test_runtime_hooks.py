@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.scenarios.runtime_harness import HOT, Harness, res, wait_until
+from tests.scenarios.runtime_harness import HOT, Harness, harness_on, res, wait_until
 from thermik.engine.states import Action
 from thermik.errors import InvalidBreakPointHook
 from thermik.persistence.values import NewStack
@@ -58,3 +58,21 @@ def test_clearing_the_hook_lets_the_create_finish(harness: Harness) -> None:
     harness.runtime.signal(stack_id, "second", {"unset_hook": "pre-create"})
     assert harness.wait(stack_id) == "CREATE_COMPLETE", harness.reason(stack_id)
     assert ("second", "INIT", "COMPLETE", "Hook pre-create is cleared") in harness.events(stack_id)
+
+
+def count(harness: Harness, stack_id: str, reason: str) -> int:
+    return sum(1 for event in harness.events(stack_id) if event[3] == reason)
+
+
+def test_a_restarted_engine_waits_at_the_same_hook_without_a_second_event(
+    sqlite_url: str,
+) -> None:
+    with harness_on(sqlite_url) as first:
+        stack_id = hooked_stack(first)
+        first.converge(stack_id, Action.CREATE)
+        wait_until(lambda: paused(first, stack_id))
+    with harness_on(sqlite_url) as again:
+        assert count(again, stack_id, WAITED) == 1
+        again.runtime.signal(stack_id, "second", {"unset_hook": "pre-create"})
+        assert again.wait(stack_id) == "CREATE_COMPLETE", again.reason(stack_id)
+        assert count(again, stack_id, "Hook pre-create is cleared") == 1

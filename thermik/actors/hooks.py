@@ -13,13 +13,15 @@ from immutables import Map
 
 from thermik.actors import rows
 from thermik.engine.messages import RecordEvent
+from thermik.engine.operations import hook_cleared_reason, paused_reason
 from thermik.engine.states import State
 from thermik.errors import NotFound, ThermikError
-from thermik.persistence.resource_values import Resource
+from thermik.persistence.resource_values import EventQuery, Resource
 from thermik.persistence.store import Store
 from thermik.persistence.values import Stack
 from thermik.template import StackDefinition
 from thermik.template.environment import Environment
+from thermik.template.registry import HOOK_TYPES
 
 NO_HOOKS: Map[str, frozenset[str]] = Map()
 
@@ -48,6 +50,45 @@ def _stored(store: Store, stack: Stack) -> Environment | None:
         return Environment.from_dict(document)
     except ThermikError:
         return None
+
+
+#: Events read at a time, newest first, looking for the start of the traversal resumed.
+_PAGE = 500
+
+
+def recorded_hooks(
+    store: Store, stack: Stack, started: str
+) -> tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str]]]:
+    """The (resource, hook) pairs the events since the stack's last ``started`` event show
+    waiting, and those they show cleared: what a resumed traversal met already."""
+    waiting: set[tuple[str, str]] = set()
+    cleared: set[tuple[str, str]] = set()
+    marker: str | None = None
+    while True:
+        page = store.list_events(EventQuery(stack.id, marker=marker, limit=_PAGE, sort_dir="desc"))
+        for event in page:
+            reason = event.resource_status_reason or ""
+            if event.resource_name == stack.name and reason == started:
+                return frozenset(waiting - cleared), frozenset(cleared)
+            hook = _hook_in(reason)
+            if hook is None:
+                continue
+            key = (event.resource_name, hook)
+            if reason == hook_cleared_reason(hook):
+                cleared.add(key)
+            else:
+                waiting.add(key)
+        if len(page) < _PAGE:
+            return frozenset(waiting - cleared), frozenset(cleared)
+        marker = page[-1].id
+
+
+def _hook_in(reason: str) -> str | None:
+    """The hook an event reason says a resource waits at or was released from."""
+    for hook in HOOK_TYPES:
+        if reason in (paused_reason(hook), hook_cleared_reason(hook)):
+            return hook
+    return None
 
 
 def record_resource_event(store: Store, command: RecordEvent, known: Resource | None) -> None:

@@ -59,6 +59,7 @@ from thermik.engine.messages import (
     TimerKind,
     TraversalOptions,
 )
+from thermik.engine.operations import started_reason
 from thermik.engine.states import STACK, Action, State, Status, check_transition
 from thermik.engine.traversal import TraversalState
 from thermik.errors import (
@@ -321,6 +322,11 @@ class StackActor(PooledActor):
         arrivals = self.store.list_traversal_arrivals(traversal_id)
         elapsed = stack_changes.elapsed(stack)
         options = self._options(stack, record, prepared, definition, elapsed=elapsed)
+        waiting: frozenset[tuple[str, str]] = frozenset()
+        cleared: frozenset[tuple[str, str]] = frozenset()
+        if options.hooks:
+            started = started_reason(record.operation)
+            waiting, cleared = hooks.recorded_hooks(self.store, stack, started)
         self.feed(
             ResumeTraversal(
                 traversal_id,
@@ -329,6 +335,8 @@ class StackActor(PooledActor):
                 options,
                 codec.completed(arrivals),
                 prepared.replacements,
+                hooks_waiting=waiting,
+                hooks_cleared=cleared,
             )
         )
 

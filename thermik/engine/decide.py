@@ -167,7 +167,13 @@ def _resume(state: TraversalState, event: ResumeTraversal) -> Decision:
         for old, new in event.replacements.items()
         if Node(old, True) in index
     }
-    fresh = dataclasses.replace(fresh, served_by=Map(event.replacements), serving=Map(serving))
+    fresh = dataclasses.replace(
+        fresh,
+        served_by=Map(event.replacements),
+        serving=Map(serving),
+        hooks_recorded=event.hooks_waiting,
+        hooks_passed=event.hooks_cleared,
+    )
     step = Step(fresh, commands)
     step.recorded = dict(event.completed)
     return _begin(step, event.graph.leaf_indices)

@@ -234,6 +234,10 @@ class ResumeTraversal:
         replacements: old version -> replacement version, for replacements made in this
             traversal (rows whose ``replaces`` is set and were inserted by it).
         options: with ``timeout_seconds`` set to the time that is left.
+        hooks_waiting: (resource name, hook) the traversal's events show waiting: stopping
+            there again records no second event.
+        hooks_cleared: (resource name, hook) the traversal's events show cleared: the node
+            does not stop there again.
     """
 
     traversal_id: str
@@ -242,6 +246,8 @@ class ResumeTraversal:
     options: TraversalOptions
     completed: Mapping[Node, NodeData | None]
     replacements: Mapping[VersionId, VersionId]
+    hooks_waiting: frozenset[tuple[str, str]] = frozenset()
+    hooks_cleared: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -204,7 +204,7 @@ class Step:
         if not hooks:
             return False
         hook = hook_for(self.state.operation, self.action_for(slot), "post" if after else "pre")
-        if hook is None or hook not in hooks:
+        if hook is None or hook not in hooks or (name, hook) in self.state.hooks_passed:
             return False
         node = self.node_at(slot)
         if data is not None:
@@ -214,9 +214,9 @@ class Step:
         else:
             state = self.graph.versions[node.version_id].state
         self.paused = self.paused.set((name, hook), HookWait(slot, state, after, data))
-        self.commands.append(
-            RecordEvent(self.tid, state, paused_reason(hook), name, node.version_id)
-        )
+        if (name, hook) not in self.state.hooks_recorded:
+            reason = paused_reason(hook)
+            self.commands.append(RecordEvent(self.tid, state, reason, name, node.version_id))
         return True
 
     def release_hooks(self) -> None:

@@ -82,6 +82,8 @@ class TraversalState:
         serving: replacement version -> the slot it fills.
         extras: cleanup nodes added for replaced versions the graph had no cleanup node for.
         paused: (resource name, hook) -> the slot stopped at that hook.
+        hooks_recorded: hooks whose wait an earlier run of the traversal recorded already.
+        hooks_passed: hooks an earlier run of the traversal saw cleared.
         open_ends: roots and extra slots not finished yet; zero means complete.
         failures: ``(resource name, failure)`` of every failed node.
         reason: the stack status reason of the last state change.
@@ -107,6 +109,8 @@ class TraversalState:
     serving: Map[VersionId, int] = dataclasses.field(default_factory=Map)
     extras: tuple[Node, ...] = ()
     paused: Map[tuple[str, str], HookWait] = dataclasses.field(default_factory=Map)
+    hooks_recorded: frozenset[tuple[str, str]] = frozenset()
+    hooks_passed: frozenset[tuple[str, str]] = frozenset()
     open_ends: int = 0
     failures: tuple[tuple[str, Failure], ...] = ()
     reason: str = ""
