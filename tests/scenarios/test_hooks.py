@@ -192,3 +192,14 @@ def test_a_cancel_ends_a_wait_and_rolls_back() -> None:
     # The wait is over: clearing it now is refused.
     world.feed(HookCleared(first, "step2", "pre-create"))
     assert world.rejected
+
+
+def test_post_update_stops_an_update_that_changes_nothing() -> None:
+    world = hooked(step1="post-update")
+    world.start(Action.CREATE, CHAIN)
+    world.run()
+    world.start(Action.UPDATE, CHAIN)
+    world.run()
+    assert set(world.state.paused.keys()) == {("step1", "post-update")}
+    clear(world, "step1", "post-update")
+    assert world.stack == State(Action.UPDATE, Status.COMPLETE)
