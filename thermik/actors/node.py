@@ -74,6 +74,10 @@ class NodeWork(NodeSuspension):
     def _create(self, row: Resource) -> None:
         definition = node_rules.definition(self.plan)
         plugin_cls = node_rules.plugin_for(self.services, self.plan, self.name)
+        external_id = definition.resolve_external_id(self.name)
+        if external_id is not None:
+            self._adopt_external(row, plugin_cls, external_id)
+            return
         adopting = self.action is NodeAction.ADOPT
         changes = ResourceChanges(
             requires=node_rules.requires_during(row, self.check),
@@ -103,8 +107,39 @@ class NodeWork(NodeSuspension):
         else:
             self._submit(lambda: steps.start(call))
 
+    def _adopt_external(
+        self, row: Resource, plugin_cls: type[ResourcePlugin], external_id: str
+    ) -> None:
+        """Adopt the existing physical resource an ``external_id`` names instead of creating
+        one (its deletion policy is Retain: a delete leaves it too)."""
+        definition = node_rules.definition(self.plan)
+        changes = ResourceChanges(
+            requires=node_rules.requires_during(row, self.check),
+            resource_type=definition.resources[self.name].type,
+        )
+        try:
+            props = node_rules.resolve(self.store, self.plan, self.check, plugin_cls)
+        except ThermikError as error:
+            if self._lock(Action.ADOPT, changes):
+                self.fail(error)
+            return
+        if not self._lock(Action.ADOPT, changes, properties=props):
+            return
+        call = self._call(plugin_cls(), props, Operation.CHECK, never_created=True)
+        self._submit(lambda: node_rules.adopt_external(call, external_id))
+
     def _update(self, row: Resource) -> None:
         plugin_cls = node_rules.plugin_for(self.services, self.plan, self.name)
+        old_external, external = node_rules.external_ids(self.plan, row)
+        if old_external != external:
+            self.fail(node_rules.external_id_changed(row, self.plan))
+            return
+        if external is not None:
+            # As Heat: an external resource is never updated; it converges as it is.
+            props = self.plan.properties_of(self.store, row) or {}
+            done = self._call(plugin_cls(), props, Operation.UPDATE)
+            self._submit(lambda: steps.attribute_values(done))
+            return
         why = node_rules.replacement_needed(self.services, row, plugin_cls, self.plan)
         if why is not None:
             self._replace(why)

@@ -237,6 +237,43 @@ def adopt(call: steps.Call, entry: Mapping[str, Any]) -> steps.Completed:
     return steps.attribute_values(call)
 
 
+def external_ids(plan: TraversalPlan, row: Resource) -> tuple[str | None, str | None]:
+    """The ``external_id`` the version was converged with, and the one of the template the
+    traversal converges to (``None`` where the resource is Thermik's own)."""
+    new = definition(plan).resolve_external_id(row.name)
+    old = None
+    try:
+        before = plan.definition_for(row.current_template_id)
+    except ThermikError:
+        before = None
+    if before is not None and row.name in before.resources:
+        try:
+            old = before.resolve_external_id(row.name)
+        except ThermikError:
+            old = None
+    return old, new
+
+
+def external_id_changed(row: Resource, plan: TraversalPlan) -> PluginError:
+    """Heat's refusal of an update that changes (sets, or drops) a resource's external_id."""
+    kind = type_of(plan, row)
+    return PluginError(
+        f"Update to property external_id of {row.name} ({kind}) is not supported.",
+        resource=row.name,
+        kind="NotSupported",
+    )
+
+
+def adopt_external(call: steps.Call, external_id: str) -> steps.Pending | steps.Completed:
+    """Take over the existing physical resource ``external_id`` (an executor step), as Heat
+    does for a resource with an ``external_id``: the plugin creates nothing; one that can
+    check its resource checks that it is there (a cloud type fetches it)."""
+    call.ctx.set_physical_id(external_id)
+    if not type(call.plugin).checks():
+        return steps.attribute_values(call)
+    return steps.start(call)
+
+
 def restore_data(
     plan: TraversalPlan, check: CheckResource, call: steps.Call | None
 ) -> Mapping[str, str] | None:
