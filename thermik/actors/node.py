@@ -151,16 +151,17 @@ class NodeWork(NodeSuspension):
                 self.fail(error)
             return
         self.old_props = old = self.plan.properties_of(self.store, row) or {}
+        force = node_rules.depends_on_changed(self.plan, row)
         if plugin_cls.store_only:
             self.previous = row
             changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
             ahead = rows.Ahead(Action.UPDATE, changes, props)
             call = self._call(plugin_cls(), props, Operation.UPDATE, ahead=True)
             here = plugin_cls.runs_inline(props)
-            self._run_ahead(ahead, lambda: steps.update_ahead(call, old), here=here)
+            self._run_ahead(ahead, lambda: steps.update_ahead(call, old, force=force), here=here)
             return
         call = self._call(plugin_cls(), props, Operation.UPDATE)
-        self._submit(lambda: steps.plan(call, old))
+        self._submit(lambda: steps.plan(call, old, force=force))
 
     def _delete(self, row: Resource) -> None:
         if row.action == Action.INIT.value:

@@ -31,6 +31,7 @@ from thermik.resources.plugin import Operation, Props, ResourcePlugin
 from thermik.resources.schema import declared_secrets
 from thermik.resources.template_resource import TemplateResource
 from thermik.template import StackDefinition
+from thermik.template.definitions import ResourceDefinition
 from thermik.template.registry import is_template_name
 
 #: Node actions that observe or change a live resource without converging its definition.
@@ -237,21 +238,38 @@ def adopt(call: steps.Call, entry: Mapping[str, Any]) -> steps.Completed:
     return steps.attribute_values(call)
 
 
+def previous_definition(plan: TraversalPlan, row: Resource) -> ResourceDefinition | None:
+    """The resource as the template the version was last converged to defines it."""
+    try:
+        before = plan.definition_for(row.current_template_id)
+    except ThermikError:
+        return None
+    if before is None:
+        return None
+    return before.resources.get(row.name)
+
+
 def external_ids(plan: TraversalPlan, row: Resource) -> tuple[str | None, str | None]:
     """The ``external_id`` the version was converged with, and the one of the template the
     traversal converges to (``None`` where the resource is Thermik's own)."""
     new = definition(plan).resolve_external_id(row.name)
     old = None
-    try:
+    if previous_definition(plan, row) is not None:
         before = plan.definition_for(row.current_template_id)
-    except ThermikError:
-        before = None
-    if before is not None and row.name in before.resources:
         try:
-            old = before.resolve_external_id(row.name)
+            old = before.resolve_external_id(row.name) if before is not None else None
         except ThermikError:
             old = None
     return old, new
+
+
+def depends_on_changed(plan: TraversalPlan, row: Resource) -> bool:
+    """Whether the resource's ``depends_on`` differs from the one it was converged with: as
+    in Heat, that alone updates it (in place, with no property changed)."""
+    before = previous_definition(plan, row)
+    if before is None or row.current_template_id == plan.template_id:
+        return False
+    return before.depends_on != definition(plan).resources[row.name].depends_on
 
 
 def external_id_changed(row: Resource, plan: TraversalPlan) -> PluginError:

@@ -1,0 +1,49 @@
+"""Heat's semantics where Thermik used to differ, each checked against what real Heat 27 does
+with the same template (``heat_cases.py`` of the project's reference notes)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from tests.unit.orchestration.conftest import CTX, create, settle
+from thermik.api.boundary import StackRequest, StackUpdate
+from thermik.orchestration import Orchestrator
+
+DEPENDS: dict[str, Any] = {
+    "heat_template_version": "2016-10-14",
+    "resources": {
+        "a": {"type": "OS::Heat::TestResource", "properties": {"value": "a"}},
+        "b": {"type": "OS::Heat::TestResource", "properties": {"value": "b"}},
+        "c": {"type": "OS::Heat::TestResource", "properties": {"value": "c"}, "depends_on": "a"},
+    },
+}
+
+
+def states(service: Orchestrator, stack: Any) -> dict[str, tuple[str, str | None]]:
+    return {
+        name: (f"{view.action}_{view.status}", view.physical_resource_id)
+        for name in ("a", "b", "c")
+        for view in [service.show_resource(CTX, stack, name)]
+    }
+
+
+def test_a_change_of_depends_on_alone_updates_the_resource_in_place(
+    service: Orchestrator,
+) -> None:
+    # Heat: c UPDATE_COMPLETE with the same physical id, a and b kept CREATE_COMPLETE.
+    stack = create(service, template=DEPENDS)
+    before = states(service, stack)
+    changed = copy.deepcopy(DEPENDS)
+    changed["resources"]["c"]["depends_on"] = ["a", "b"]
+    service.update_stack(CTX, stack, StackUpdate(StackRequest(template=changed)))
+    view = settle(service, stack)
+    assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
+    after = states(service, stack)
+    assert after["c"] == ("UPDATE_COMPLETE", before["c"][1])
+    assert after["a"] == before["a"]
+    assert after["b"] == before["b"]
+    # The same template again changes nothing.
+    service.update_stack(CTX, stack, StackUpdate(StackRequest(template=changed)))
+    settle(service, stack)
+    assert states(service, stack) == after
