@@ -47,3 +47,20 @@ def test_a_change_of_depends_on_alone_updates_the_resource_in_place(
     service.update_stack(CTX, stack, StackUpdate(StackRequest(template=changed)))
     settle(service, stack)
     assert states(service, stack) == after
+
+
+def test_a_function_of_a_later_version_is_data(service: Orchestrator) -> None:
+    # Heat: {str_split: [",", "a,b"]} in 2013-05-23 is that map, not a call (nor an error).
+    template = {
+        "heat_template_version": "2013-05-23",
+        "resources": {
+            "v": {
+                "type": "OS::Heat::Value",
+                "properties": {"value": {"str_split": [",", "a,b"]}},
+            }
+        },
+        "outputs": {"out": {"value": {"get_attr": ["v", "value"]}}},
+    }
+    stack = create(service, template=template)
+    view = settle(service, stack)
+    assert {o.key: o.value for o in view.outputs or ()} == {"out": {"str_split": [",", "a,b"]}}

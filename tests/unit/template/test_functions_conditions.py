@@ -70,9 +70,8 @@ def test_if_errors(args: Any, match: str) -> None:
     assert str(info.value).startswith("outputs.o.value.if")
 
 
-def test_if_missing_before_2016_10_14() -> None:
-    with pytest.raises(FunctionError, match='"if" is not available'):
-        evaluate({"if": [True, 1, 2]}, "2016-04-08")
+def test_if_before_2016_10_14_is_data_as_in_heat() -> None:
+    assert evaluate({"if": [True, 1, 2]}, "2016-04-08") == {"if": [True, 1, 2]}
 
 
 def test_conditions_section_needs_2016_10_14() -> None:
