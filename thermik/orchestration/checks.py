@@ -289,7 +289,8 @@ class _Checker:
         except ThermikError as exc:
             raise exc.at(*resource_path) from None
         # Its properties are the template's parameters (names, types, constraints).
-        TemplateResource.for_template(template.data, {}).check_properties(
+        defaulted = frozenset(definition.environment.parameter_defaults)
+        TemplateResource.for_template(template.data, {}, defaulted).check_properties(
             values, unresolved=unresolved, custom_constraints=self.custom, path=properties_path
         )
         if not isinstance(values, Mapping):

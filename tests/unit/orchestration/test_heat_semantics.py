@@ -4,10 +4,14 @@ with the same template (``heat_cases.py`` of the project's reference notes)."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
-from tests.unit.orchestration.conftest import CTX, create, settle
+import pytest
+
+from tests.unit.orchestration.conftest import CTX, create, request, settle
 from thermik.api.boundary import StackRequest, StackUpdate
+from thermik.errors import ThermikError
 from thermik.orchestration import Orchestrator
 
 DEPENDS: dict[str, Any] = {
@@ -64,3 +68,33 @@ def test_a_function_of_a_later_version_is_data(service: Orchestrator) -> None:
     stack = create(service, template=template)
     view = settle(service, stack)
     assert {o.key: o.value for o in view.outputs or ()} == {"out": {"str_split": [",", "a,b"]}}
+
+
+INNER = {
+    "heat_template_version": "2016-10-14",
+    "parameters": {"word": {"type": "string"}},
+    "resources": {
+        "v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "word"}}}
+    },
+    "outputs": {"said": {"value": {"get_attr": ["v", "value"]}}},
+}
+OUTER = {
+    "heat_template_version": "2016-10-14",
+    "resources": {"inner": {"type": "inner.yaml"}},
+    "outputs": {"out": {"value": {"get_attr": ["inner", "said"]}}},
+}
+
+
+def test_parameter_defaults_fill_a_nested_templates_parameters(service: Orchestrator) -> None:
+    # Heat: the nested parameter without a default takes the environment's parameter_defaults.
+    files = {"inner.yaml": json.dumps(INNER)}
+    environment = {"parameter_defaults": {"word": "from-defaults"}}
+    stack = create(service, template=OUTER, files=files, environment=environment)
+    view = settle(service, stack)
+    assert {o.key: o.value for o in view.outputs or ()} == {"out": "from-defaults"}
+
+
+def test_a_nested_parameter_without_any_value_is_still_refused(service: Orchestrator) -> None:
+    files = {"inner.yaml": json.dumps(INNER)}
+    with pytest.raises(ThermikError, match="Property word not assigned"):
+        service.create_stack(CTX, request(template=OUTER, files=files))
