@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from thermik.conf.settings import LimitSettings
 from thermik.errors import PropertyError, TemplateTooLarge, ThermikError
+from thermik.orchestration.attribute_refs import check_attribute_references
 from thermik.resources import CustomValidator, Props, Registry, ResourcePlugin, ValidationContext
 from thermik.resources.nested_group import MemberCheck, NestedGroup
 from thermik.resources.properties import validate_properties
@@ -162,6 +163,7 @@ class _Checker:
                 if exc.resource is None:
                     exc.resource = name
                 raise
+        check_attribute_references(definition, self.registry)
         return total
 
     def plugin_resource(

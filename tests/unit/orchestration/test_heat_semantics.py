@@ -98,3 +98,49 @@ def test_a_nested_parameter_without_any_value_is_still_refused(service: Orchestr
     files = {"inner.yaml": json.dumps(INNER)}
     with pytest.raises(ThermikError, match="Property word not assigned"):
         service.create_stack(CTX, request(template=OUTER, files=files))
+
+
+def bad_attr(where: str) -> dict[str, Any]:
+    reference = {"get_attr": ["r", "nonexistent"]}
+    template: dict[str, Any] = {
+        "heat_template_version": "2016-10-14",
+        "resources": {"r": {"type": "OS::Heat::RandomString"}},
+    }
+    if where == "property":
+        value = {"type": "OS::Heat::Value", "properties": {"value": reference}}
+        template["resources"]["v"] = value
+    else:
+        template["outputs"] = {"out": {"value": reference}}
+    return template
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ("property", "resources.v.properties.value.get_attr"),
+        ("output", "outputs.out.value.get_attr"),
+    ],
+)
+def test_get_attr_of_an_attribute_the_type_lacks_is_refused_as_heat_refuses_it(
+    service: Orchestrator, where: str, message: str
+) -> None:
+    # Heat 27: StackValidationFailed "<path>: The Referenced Attribute (r nonexistent) is
+    # incorrect." at create, for a property and for an output alike.
+    with pytest.raises(ThermikError) as info:
+        service.create_stack(CTX, request(template=bad_attr(where)))
+    assert str(info.value) == f"{message}: The Referenced Attribute (r nonexistent) is incorrect."
+
+
+def test_get_attr_of_attributes_every_resource_or_a_dynamic_type_has_is_accepted(
+    service: Orchestrator,
+) -> None:
+    template = {
+        "heat_template_version": "2016-10-14",
+        "resources": {"r": {"type": "OS::Heat::RandomString"}, "n": {"type": "OS::Heat::None"}},
+        "outputs": {
+            "show": {"value": {"get_attr": ["r", "show"]}},
+            "value": {"value": {"get_attr": ["r", "value"]}},
+            "anything": {"value": {"get_attr": ["n", "anything"]}},
+        },
+    }
+    create(service, template=template)
