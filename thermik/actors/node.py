@@ -151,7 +151,9 @@ class NodeWork(NodeSuspension):
                 self.fail(error)
             return
         self.old_props = old = self.plan.properties_of(self.store, row) or {}
-        force = node_rules.depends_on_changed(self.plan, row)
+        force = node_rules.restores_replaced(self.check, row) or node_rules.depends_on_changed(
+            self.plan, row
+        )
         if plugin_cls.store_only:
             self.previous = row
             changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))

@@ -263,6 +263,13 @@ def external_ids(plan: TraversalPlan, row: Resource) -> tuple[str | None, str | 
     return old, new
 
 
+def restores_replaced(check: CheckResource, row: Resource) -> bool:
+    """Whether a rollback converges a version a failed replacement was to replace: as in
+    Heat's convergence engine, the original is then updated in place (``UPDATE_COMPLETE``,
+    same physical resource) even when nothing about it changed."""
+    return check.operation is Action.ROLLBACK and row.replaced_by is not None
+
+
 def depends_on_changed(plan: TraversalPlan, row: Resource) -> bool:
     """Whether the resource's ``depends_on`` differs from the one it was converged with: as
     in Heat, that alone updates it (in place, with no property changed)."""

@@ -144,3 +144,43 @@ def test_get_attr_of_attributes_every_resource_or_a_dynamic_type_has_is_accepted
         },
     }
     create(service, template=template)
+
+
+REPLACED: dict[str, Any] = {
+    "heat_template_version": "2016-10-14",
+    "resources": {
+        "test1": {"type": "OS::Heat::TestResource", "properties": {"value": "one"}},
+        "after": {
+            "type": "OS::Heat::TestResource",
+            "properties": {"value": {"get_resource": "test1"}},
+        },
+    },
+}
+
+
+def test_rollback_after_a_failed_replacement_leaves_the_original_updated(
+    service: Orchestrator,
+) -> None:
+    # Heat 27 (convergence): ROLLBACK_COMPLETE; test1 keeps its physical resource and is
+    # UPDATE_COMPLETE; after, which did not change, stays CREATE_COMPLETE.
+    stack = create(service, template=REPLACED, disable_rollback=False)
+    before = {n: service.show_resource(CTX, stack, n) for n in ("test1", "after")}
+    failing = copy.deepcopy(REPLACED)
+    failing["resources"]["test1"]["properties"] = {
+        "value": "two",
+        "update_replace": True,
+        "fail": True,
+    }
+    request_ = StackRequest(template=failing, disable_rollback=False)
+    service.update_stack(CTX, stack, StackUpdate(request_))
+    view = settle(service, stack)
+    for _ in range(3):  # the update's failure, then the rollback it starts
+        if view.action == "ROLLBACK" and view.status != "IN_PROGRESS":
+            break
+        view = settle(service, stack)
+    assert (view.action, view.status) == ("ROLLBACK", "COMPLETE"), view.status_reason
+    after = {n: service.show_resource(CTX, stack, n) for n in ("test1", "after")}
+    assert after["test1"].physical_resource_id == before["test1"].physical_resource_id
+    assert (after["test1"].action, after["test1"].status) == ("UPDATE", "COMPLETE")
+    assert after["after"].physical_resource_id == before["after"].physical_resource_id
+    assert (after["after"].action, after["after"].status) == ("CREATE", "COMPLETE")
