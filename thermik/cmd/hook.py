@@ -76,7 +76,7 @@ def add_hook_option(parser: argparse.ArgumentParser, hook: str) -> None:
         default=[],
         metavar="<resource>",
         help=f"Set a {hook} hook on a resource (repeatable); a resource of a nested stack as "
-        "nested_stack/another/my_resource, with wildcards as nested_stack/an*/*_resource",
+        "nested_stack/another/my_resource; each part may be an fnmatch pattern",
     )
 
 
@@ -162,7 +162,7 @@ class ClearHook(ServiceCommand, Command):
             metavar="<resource>",
             nargs="+",
             help="Resource names with hooks to clear; nested_stack/another/my_resource for "
-            "a resource of a nested stack, wildcards as nested_stack/an*/*_resource",
+            "a resource of a nested stack; each part may be an fnmatch pattern",
         )
         return parser
 
