@@ -194,7 +194,7 @@ def test_a_cancel_ends_a_wait_and_rolls_back() -> None:
     assert world.rejected
 
 
-def test_post_update_stops_an_update_that_changes_nothing() -> None:
+def test_post_update_stops_after_an_update() -> None:
     world = hooked(step1="post-update")
     world.start(Action.CREATE, CHAIN)
     world.run()

@@ -227,7 +227,8 @@ def _done(state: TraversalState, event: ResourceDone) -> Decision:
             recorded=event.recorded,
         )
     )
-    if not step.stop_at_hook(slot, after=True, data=event.node_data):
+    # As Heat: an update that changed nothing returns before its post-update hook.
+    if not (event.acted and step.stop_at_hook(slot, after=True, data=event.node_data)):
         step.complete(slot, event.node_data)
     step.fill()
     step.check_complete()

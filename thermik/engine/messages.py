@@ -185,13 +185,15 @@ class ResourceDone:
 
     ``recorded``: the actor stored the join record of the result (``CheckResource.joins_as``,
     this node, ``node_data``) in the same transaction as the version's final state, so the
-    stack need not append it.
+    stack need not append it. ``acted``: the node changed something (an update that found
+    nothing to change did not; a ``post-update`` hook stops only after one that did).
     """
 
     node: Node
     traversal_id: str
     node_data: NodeData | None
     recorded: bool = False
+    acted: bool = True
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

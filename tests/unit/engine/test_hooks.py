@@ -10,7 +10,9 @@ from thermik.engine.graph import Node, build_graph
 from thermik.engine.messages import (
     DispatchNode,
     HookCleared,
+    NodeData,
     RecordEvent,
+    ResourceDone,
     ResumeTraversal,
     TraversalOptions,
 )
@@ -80,3 +82,17 @@ def test_a_clear_for_another_traversal_is_rejected() -> None:
     decision = decide(state, HookCleared("t0", "a", "pre-create"))
     assert decision.state is state
     assert len(decision.commands) == 1
+
+
+@pytest.mark.parametrize("acted", [True, False])
+def test_post_update_stops_only_after_an_update_that_changed_something(acted: bool) -> None:
+    live = State.parse("CREATE_COMPLETE")
+    versions = [ResourceVersion(1, "a", live)]
+    graph = build_graph(versions, {"a": set()}, {"a": 1})
+    options = TraversalOptions(hooks=Map({"a": frozenset({"post-update"})}))
+    state = decide(
+        TraversalState.idle(), ResumeTraversal("t1", Action.UPDATE, graph, options, {}, {})
+    ).state
+    data = NodeData(1, "a", "a", {}, live)
+    decision = decide(state, ResourceDone(Node(1, True), "t1", data, acted=acted))
+    assert bool(decision.state.paused) is acted

@@ -141,3 +141,27 @@ def test_a_hook_in_a_nested_stack_stops_the_nested_resource(service: Orchestrato
     service.signal_resource(CTX, child, "foo_step2", {"unset_hook": "pre-create"})
     view = settle(service, stack)
     assert (view.action, view.status) == ("CREATE", "COMPLETE"), view.status_reason
+
+
+def test_post_update_stops_only_an_update_that_changes_the_resource(
+    service: Orchestrator,
+) -> None:
+    def template(value: str) -> dict[str, Any]:
+        resource = {"type": "OS::Heat::TestResource", "properties": {"value": value}}
+        return {"heat_template_version": "2014-10-16", "resources": {"r": resource}}
+
+    environment = hooks_on("r", "post-update")
+    stack = service.create_stack(CTX, request(template=template("a"), environment=environment))
+    settle(service, stack)
+    # Nothing changes: as in Heat, the update returns before its post-update hook.
+    same = StackUpdate(StackRequest(template=template("a"), environment=environment))
+    service.update_stack(CTX, stack, same)
+    view = settle(service, stack)
+    assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
+    changed = StackUpdate(StackRequest(template=template("b"), environment=environment))
+    service.update_stack(CTX, stack, changed)
+    paused = event_with(service, stack, "r", "UPDATE paused until Hook post-update is cleared")
+    assert (paused.action, paused.status) == ("UPDATE", "COMPLETE")
+    service.signal_resource(CTX, stack, "r", {"unset_hook": "post-update"})
+    view = settle(service, stack)
+    assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
