@@ -16,6 +16,7 @@ boundary (API, CLI, actor) is a bug. The tree::
     │   │   ├── ResourceTypeNotFound        no plugin or registry mapping for a type
     │   │   └── PropertyError               a resource property fails its schema
     │   ├── InvalidSignal                   malformed, oversized or unexpected signal data
+    │   │   └── InvalidBreakPointHook       ``unset_hook`` of a hook the resource is not at
     │   └── InvalidRequest                  a malformed API request body or query
     ├── Unauthorized                   401
     ├── Forbidden                      403  tenant isolation, wrong signature, expired URL
@@ -208,6 +209,13 @@ class InvalidSignal(InvalidInput):
     """Signal data is malformed, oversized, or the resource takes no signals."""
 
     heat_type = "ResourceFailure"
+
+
+class InvalidBreakPointHook(InvalidSignal):
+    """A signal ``{"unset_hook": ...}`` names no hook type, or one the resource does not
+    wait at."""
+
+    heat_type = "InvalidBreakPointHook"
 
 
 class InvalidRequest(InvalidInput):

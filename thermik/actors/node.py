@@ -75,6 +75,10 @@ class NodeWork(NodeSuspension):
     def _create(self, row: Resource) -> None:
         definition = node_rules.definition(self.plan)
         plugin_cls = node_rules.plugin_for(self.services, self.plan, self.name)
+        external_id = definition.resolve_external_id(self.name)
+        if external_id is not None:
+            self._adopt_external(row, plugin_cls, external_id)
+            return
         adopting = self.action is NodeAction.ADOPT
         changes = ResourceChanges(
             requires=node_rules.requires_during(row, self.check),
@@ -104,8 +108,39 @@ class NodeWork(NodeSuspension):
         else:
             self._submit(lambda: steps.start(call))
 
+    def _adopt_external(
+        self, row: Resource, plugin_cls: type[ResourcePlugin], external_id: str
+    ) -> None:
+        """Adopt the existing physical resource an ``external_id`` names instead of creating
+        one (its deletion policy is Retain: a delete leaves it too)."""
+        definition = node_rules.definition(self.plan)
+        changes = ResourceChanges(
+            requires=node_rules.requires_during(row, self.check),
+            resource_type=definition.resources[self.name].type,
+        )
+        try:
+            props = node_rules.resolve(self.store, self.plan, self.check, plugin_cls)
+        except ThermikError as error:
+            if self._lock(Action.ADOPT, changes):
+                self.fail(error)
+            return
+        if not self._lock(Action.ADOPT, changes, properties=props):
+            return
+        call = self._call(plugin_cls(), props, Operation.CHECK, never_created=True)
+        self._submit(lambda: node_rules.adopt_external(call, external_id))
+
     def _update(self, row: Resource) -> None:
         plugin_cls = node_rules.plugin_for(self.services, self.plan, self.name)
+        old_external, external = node_rules.external_ids(self.plan, row)
+        if old_external != external:
+            self.fail(node_rules.external_id_changed(row, self.plan))
+            return
+        if external is not None:
+            # As Heat: an external resource is never updated; it converges as it is.
+            props = self.plan.properties_of(self.store, row) or {}
+            done = self._call(plugin_cls(), props, Operation.UPDATE)
+            self._submit(lambda: steps.attribute_values(done))
+            return
         why = node_rules.replacement_needed(self.services, row, plugin_cls, self.plan)
         if why is not None:
             self._replace(why)
@@ -117,16 +152,19 @@ class NodeWork(NodeSuspension):
                 self.fail(error)
             return
         self.old_props = old = self.plan.properties_of(self.store, row) or {}
+        force = node_rules.restores_replaced(self.check, row) or node_rules.depends_on_changed(
+            self.plan, row
+        )
         if plugin_cls.store_only:
             self.previous = row
             changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
             ahead = rows.Ahead(Action.UPDATE, changes, props)
             call = self._call(plugin_cls(), props, Operation.UPDATE, ahead=True)
             here = plugin_cls.runs_inline(props)
-            self._run_ahead(ahead, lambda: steps.update_ahead(call, old), here=here)
+            self._run_ahead(ahead, lambda: steps.update_ahead(call, old, force=force), here=here)
             return
         call = self._call(plugin_cls(), props, Operation.UPDATE)
-        self._submit(lambda: steps.plan(call, old))
+        self._submit(lambda: steps.plan(call, old, force=force))
 
     def _delete(self, row: Resource) -> None:
         if row.action == Action.INIT.value:

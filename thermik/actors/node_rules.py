@@ -31,6 +31,7 @@ from thermik.resources.plugin import Operation, Props, ResourcePlugin
 from thermik.resources.schema import declared_secrets
 from thermik.resources.template_resource import TemplateResource
 from thermik.template import StackDefinition
+from thermik.template.definitions import ResourceDefinition
 from thermik.template.registry import is_template_name
 
 #: Node actions that observe or change a live resource without converging its definition.
@@ -240,6 +241,67 @@ def adopt(call: steps.Call, entry: Mapping[str, Any]) -> steps.Completed:
     for key, value in (entry.get("resource_data") or {}).items():
         call.ctx.data.set(str(key), value if isinstance(value, str) else json.dumps(value))
     return steps.attribute_values(call)
+
+
+def previous_definition(plan: TraversalPlan, row: Resource) -> ResourceDefinition | None:
+    """The resource as the template the version was last converged to defines it."""
+    try:
+        before = plan.definition_for(row.current_template_id)
+    except ThermikError:
+        return None
+    if before is None:
+        return None
+    return before.resources.get(row.name)
+
+
+def external_ids(plan: TraversalPlan, row: Resource) -> tuple[str | None, str | None]:
+    """The ``external_id`` the version was converged with, and the one of the template the
+    traversal converges to (``None`` where the resource is Thermik's own)."""
+    new = definition(plan).resolve_external_id(row.name)
+    old = None
+    if previous_definition(plan, row) is not None:
+        before = plan.definition_for(row.current_template_id)
+        try:
+            old = before.resolve_external_id(row.name) if before is not None else None
+        except ThermikError:
+            old = None
+    return old, new
+
+
+def restores_replaced(check: CheckResource, row: Resource) -> bool:
+    """Whether a rollback converges a version a failed replacement was to replace: as in
+    Heat's convergence engine, the original is then updated in place (``UPDATE_COMPLETE``,
+    same physical resource) even when nothing about it changed."""
+    return check.operation is Action.ROLLBACK and row.replaced_by is not None
+
+
+def depends_on_changed(plan: TraversalPlan, row: Resource) -> bool:
+    """Whether the resource's ``depends_on`` differs from the one it was converged with: as
+    in Heat, that alone updates it (in place, with no property changed)."""
+    before = previous_definition(plan, row)
+    if before is None or row.current_template_id == plan.template_id:
+        return False
+    return before.depends_on != definition(plan).resources[row.name].depends_on
+
+
+def external_id_changed(row: Resource, plan: TraversalPlan) -> PluginError:
+    """Heat's refusal of an update that changes (sets, or drops) a resource's external_id."""
+    kind = type_of(plan, row)
+    return PluginError(
+        f"Update to property external_id of {row.name} ({kind}) is not supported.",
+        resource=row.name,
+        kind="NotSupported",
+    )
+
+
+def adopt_external(call: steps.Call, external_id: str) -> steps.Pending | steps.Completed:
+    """Take over the existing physical resource ``external_id`` (an executor step), as Heat
+    does for a resource with an ``external_id``: the plugin creates nothing; one that can
+    check its resource checks that it is there (a cloud type fetches it)."""
+    call.ctx.set_physical_id(external_id)
+    if not type(call.plugin).checks():
+        return steps.attribute_values(call)
+    return steps.start(call)
 
 
 def restore_data(

@@ -223,14 +223,15 @@ def start(call: Call) -> Pending | Completed:
     return _started(call, None)
 
 
-def plan(call: Call, old_props: Props) -> Replace | Planned | Completed:
+def plan(call: Call, old_props: Props, *, force: bool = False) -> Replace | Planned | Completed:
     """Validate the new properties and decide how an update goes: replacement, in place, or
-    no change at all."""
+    no change at all (with ``force``, in place even if no property changed: the definition
+    did, as a changed ``depends_on``)."""
     _validate(call)
     decided = plan_update(call.plugin, call.ctx, call.props, old_props)
     if decided.replacement is not None:
         return Replace(decided.replacement.reason)
-    if not decided.changed and not call.plugin.always_update:
+    if not decided.changed and not call.plugin.always_update and not force:
         return attribute_values(call)
     return Planned(decided.changed)
 
@@ -257,10 +258,12 @@ def ahead(action: Callable[[], Pending | Completed | Replace]) -> Ran:
         return Ran(None, Failure.from_exception(error))
 
 
-def update_ahead(call: Call, old_props: Props) -> Replace | Completed | Ran:
+def update_ahead(
+    call: Call, old_props: Props, *, force: bool = False
+) -> Replace | Completed | Ran:
     """Plan an update (as :func:`plan`) and, when it goes in place, run it ahead of the lock:
     a store-only plugin's update in one step."""
-    planned = plan(call, old_props)
+    planned = plan(call, old_props, force=force)
     if not isinstance(planned, Planned):
         return planned
     return ahead(lambda: update(call, old_props, planned.changed))

@@ -40,7 +40,7 @@ from thermik.template.versions import VERSIONS, TemplateVersion
 #: Keys of a validated parameter that are not constraints.
 _PARAMETER_KEYS = ("Type", "Description", "Label", "NoEcho", "Default", "Value", "Tags")
 #: Names the version table uses for functions a version does not offer.
-_NOT_OFFERED = frozenset({"_removed", "_unavailable", "_invalid"})
+_NOT_OFFERED = frozenset({"_removed", "_unavailable", "_unknown", "_invalid"})
 
 
 def parameter_info(document: Mapping[str, Any]) -> ParameterInfo:

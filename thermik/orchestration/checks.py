@@ -22,6 +22,7 @@ from thermik.errors import (
     TemplateTooLarge,
     ThermikError,
 )
+from thermik.orchestration.attribute_refs import check_attribute_references
 from thermik.orchestration.function_descriptions import DESCRIPTIONS
 from thermik.resources import CustomValidator, Props, Registry, ResourcePlugin, ValidationContext
 from thermik.resources.nested_group import MemberCheck, NestedGroup
@@ -194,6 +195,7 @@ class _Checker:
                 if exc.resource is None:
                     exc.resource = name
                 raise
+        check_attribute_references(definition, self.registry)
         return total
 
     def plugin_resource(
@@ -335,7 +337,8 @@ class _Checker:
         # a template, Heat checks them for the top level's template resources only: deeper
         # ones are checked for their templates' structure.
         if not (self.lenient and depth >= 1):
-            TemplateResource.for_template(template.data, {}).check_properties(
+            defaulted = frozenset(definition.environment.parameter_defaults)
+            TemplateResource.for_template(template.data, {}, defaulted).check_properties(
                 values,
                 unresolved=unresolved,
                 custom_constraints=self.custom,

@@ -19,6 +19,7 @@ from thermik.api.boundary import (
 )
 from thermik.deployments.source import resource_document
 from thermik.errors import (
+    InvalidBreakPointHook,
     InvalidSignal,
     InvalidTransition,
     LockConflict,
@@ -33,6 +34,7 @@ from thermik.orchestration.views import resource_view
 from thermik.persistence.resource_values import NewEvent, Resource, ResourceChanges
 from thermik.persistence.values import Stack
 from thermik.template import StackDefinition
+from thermik.template.registry import HOOK_TYPES
 
 #: The key under which the runtime stores what ``get_resource`` returns.
 REFERENCE_KEY = "__reference_id__"
@@ -192,6 +194,14 @@ class ResourceOperations(Base):
                 f"{type(details).__name__}",
                 resource=name,
             )
+        if details is not None and "unset_hook" in details:
+            hook = details["unset_hook"]
+            if hook not in HOOK_TYPES:
+                raise InvalidBreakPointHook(
+                    f'Invalid hook type "{hook}" for {name}', resource=name
+                )
+            self.runtime.signal(row.id, name, {"unset_hook": hook})
+            return
         definition = self._definition(row)
         described = definition.resources.get(name) if definition is not None else None
         if described is None or not self._takes_signals(described.resolved.implementation):

@@ -15,7 +15,7 @@ output and ``get_attr: [r, resource.<name>, <attr>]`` an attribute of a resource
 from __future__ import annotations
 
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 from urllib.parse import quote
 
@@ -51,9 +51,13 @@ class TemplateResource(NestedStackResource):
 
     @classmethod
     def for_template(
-        cls, template: Mapping[str, Any], files: Mapping[str, str]
+        cls,
+        template: Mapping[str, Any],
+        files: Mapping[str, str],
+        defaulted: Collection[str] = (),
     ) -> type[TemplateResource]:
-        """The class of resources implemented by ``template`` in a stack with ``files``.
+        """The class of resources implemented by ``template`` in a stack with ``files`` whose
+        environment's ``parameter_defaults`` name ``defaulted`` (not required properties).
 
         Raises:
             TemplateError: a parameter definition of the template is malformed.
@@ -68,7 +72,9 @@ class TemplateResource(NestedStackResource):
             "__module__": cls.__module__,
             "template": template,
             "parent_files": files,
-            "properties_schema": types.MappingProxyType(template_resource_schema(parameters)),
+            "properties_schema": types.MappingProxyType(
+                template_resource_schema(parameters, defaulted)
+            ),
             "attributes_schema": types.MappingProxyType(attributes),
             "dynamic_attributes": False,
         }

@@ -9,7 +9,7 @@ import pytest
 from thermik.errors import TemplateVersionError
 from thermik.template.versions import VERSIONS, TemplateVersion, detect_version
 
-LIVE = {"_removed", "_unavailable", "_invalid"}
+LIVE = {"_removed", "_unavailable", "_unknown", "_invalid"}
 
 
 def live(table: Any) -> set[str]:
