@@ -4,9 +4,10 @@ A handle receives signals (``{"status": "SUCCESS"|"FAILURE", "reason", "data", "
 keeps each one in its resource data; the wait condition reads its handle's signals (through
 ``ctx.peer_data``), completes once ``count`` successes arrived, fails on the first failure, and
 fails after ``timeout`` seconds. The bookkeeping is pure (:func:`normalise_signal`,
-:func:`judge_signals`). Signal URLs and tokens (the handle's ``endpoint``, ``token``,
-``curl_cli`` and ``signal`` attributes) come from the delivery layer and are ``None`` until it is
-wired; signals reach a handle through the engine (``EngineRuntime.signal``).
+:func:`judge_signals`). What a signaller needs (the handle's ``endpoint``, ``token``,
+``curl_cli`` and ``signal`` attributes) is made on create per ``signal_transport``
+(:mod:`thermik.resources.handle_credentials`); signals reach a handle through the engine
+(``EngineRuntime.signal``), from the REST API or the builtin delivery's handle URL.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from thermik.errors import InvalidSignal, PluginError
+from thermik.resources import handle_credentials
 from thermik.resources.constraints import AllowedValues, Range
 from thermik.resources.context import ResourceContext, physical_resource_name
 from thermik.resources.plugin import (
@@ -227,9 +229,27 @@ class WaitConditionHandle(ResourcePlugin):
     }
 
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        """A handle exists as soon as it has a name."""
+        """Name the handle and make what its signaller needs (a NO_SIGNAL handle signals
+        itself)."""
         ctx.set_physical_id(physical_resource_name(ctx))
+        transport = props.get("signal_transport")
+        if transport == handle_credentials.NO_SIGNAL:
+            self.handle_signal(ctx, props, None)
+        elif isinstance(transport, str):
+            handle_credentials.provision(ctx, transport)
         return None
+
+    def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        """Delete the handle's stack user, if it has one."""
+        handle_credentials.release(ctx)
+        return None
+
+    def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:
+        """``token``, ``endpoint``, ``curl_cli`` and ``signal`` as Heat resolves them."""
+        transport = props.get("signal_transport")
+        if ctx.physical_id is None or not isinstance(transport, str):
+            return None
+        return handle_credentials.attribute(ctx, transport, name)
 
     def handle_signal(
         self, ctx: ResourceContext, props: Props, data: Mapping[str, Any] | None
