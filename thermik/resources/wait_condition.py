@@ -97,24 +97,30 @@ def stored_signals(data: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     }
 
 
-def judge_signals(signals: Mapping[str, Mapping[str, Any]], count: int, timed_out: bool) -> bool:
+def judge_signals(
+    signals: Mapping[str, Mapping[str, Any]],
+    count: int,
+    timed_out: bool,
+    kind: str = "WaitCondition",
+) -> bool:
     """Whether a wait condition is satisfied by the signals its handle holds.
 
     Raises:
         PluginError: a failure was signalled (the failure reasons), or the wait timed out
             (``<n> of <count> received`` with the success reasons); named as Heat's
-            ``WaitConditionFailure`` and ``WaitConditionTimeout`` in the status reason.
+            ``<kind>Failure`` and ``<kind>Timeout`` (``WaitConditionFailure`` ...) in the
+            status reason.
     """
     failures = [s["reason"] for s in signals.values() if s["status"] != SUCCESS]
     if failures:
-        raise PluginError(";".join(failures), kind="WaitConditionFailure")
+        raise PluginError(";".join(failures), kind=f"{kind}Failure")
     if len(signals) >= count:
         return True
     if timed_out:
         reasons = [s["reason"] for s in signals.values()]
         message = f"{len(reasons)} of {count} received"
         text = f"{message} - {';'.join(reasons)}" if reasons else message
-        raise PluginError(text, kind="WaitConditionTimeout")
+        raise PluginError(text, kind=f"{kind}Timeout")
     return False
 
 
