@@ -10,8 +10,11 @@ builtin delivery's capability URL of the handle, POSTed to with no token: ``toke
 
 ``HEAT_SIGNAL`` hands out the stack user's credentials and the API's signal URL in ``signal``
 (Heat's ``alarm_url``, ``auth_url``, ``user_id``, ``password``, ``project_id``, ...);
-``NO_SIGNAL`` is signalled by the handle itself on create. ``TEMP_URL_SIGNAL``,
-``ZAQAR_SIGNAL`` and ``CFN_SIGNAL`` hand out nothing yet.
+``NO_SIGNAL`` is signalled by the handle itself on create. ``TEMP_URL_SIGNAL``, on an engine
+with a cloud, makes a Swift signal object as ``OS::Heat::SwiftSignalHandle`` does and hands out
+its PUT TempURL as ``signal``'s ``alarm_url``; the wait condition reads the signals PUT there
+beside those sent through the engine. ``ZAQAR_SIGNAL`` and ``CFN_SIGNAL`` hand out nothing
+yet.
 """
 
 from __future__ import annotations
@@ -24,8 +27,16 @@ from thermik.errors import PluginError
 from thermik.resources.context import ResourceContext
 from thermik.resources.handle_signals import api_signal_url, handle_signal_services
 from thermik.resources.stack_users import StackUser, StackUserServices, stack_user_services
+from thermik.resources.swift.signal_objects import (
+    delete_signal_object,
+    make_signal_object,
+    object_name,
+)
 
 TOKEN_SIGNAL, HEAT_SIGNAL, NO_SIGNAL = "TOKEN_SIGNAL", "HEAT_SIGNAL", "NO_SIGNAL"
+TEMP_URL_SIGNAL = "TEMP_URL_SIGNAL"
+#: Resource data key of a TEMP_URL_SIGNAL handle's Swift signal object.
+SWIFT_OBJECT = "swift_signal_object"
 #: Resource data keys of the handle's credentials.
 USER_ID, PASSWORD, PROJECT_ID, TOKEN, ENDPOINT = (
     "user_id",
@@ -44,6 +55,11 @@ def provision(ctx: ResourceContext, transport: str) -> None:
         PluginError: HEAT_SIGNAL on an engine without a stack user domain or REST API.
         CloudError: Keystone refused the stack user or its token.
     """
+    if transport == TEMP_URL_SIGNAL and getattr(ctx, "cloud", None) is not None:
+        name = object_name(ctx)
+        ctx.data.set(ENDPOINT, make_signal_object(ctx, name), redact=True)
+        ctx.data.set(SWIFT_OBJECT, name)
+        return
     if transport not in (TOKEN_SIGNAL, HEAT_SIGNAL):
         return
     services = handle_signal_services(ctx)
@@ -76,7 +92,12 @@ def _user(ctx: ResourceContext, users: StackUserServices) -> StackUser:
 
 
 def release(ctx: ResourceContext) -> None:
-    """Delete the handle's stack user, if it has one (one gone already is fine)."""
+    """Delete the handle's stack user or Swift signal object, if it has one (one gone
+    already is fine)."""
+    swift_object = ctx.data.get(SWIFT_OBJECT)
+    if swift_object is not None:
+        delete_signal_object(ctx, swift_object)
+        ctx.data.delete(SWIFT_OBJECT)
     user_id = ctx.data.get(USER_ID)
     if user_id is not None:
         stack_user_services(ctx).delete_user(ctx, user_id)
@@ -122,6 +143,8 @@ def _signal(ctx: ResourceContext, transport: str, endpoint: str | None) -> Any:
             "project_id": ctx.data.get(PROJECT_ID),
             "alarm_url": endpoint,
         }
+    if transport == TEMP_URL_SIGNAL and endpoint is not None:
+        return {"alarm_url": endpoint}
     if transport == TOKEN_SIGNAL and ctx.data.get(TOKEN) is None and endpoint is not None:
         return {"alarm_url": endpoint}
     # Heat's TOKEN_SIGNAL handle answers null here: its token and endpoint are attributes.

@@ -38,6 +38,7 @@ from thermik.resources.schema import (
     SupportStatus,
     Type,
 )
+from thermik.resources.swift.signal_objects import read_signals
 
 SUCCESS = "SUCCESS"
 FAILURE = "FAILURE"
@@ -162,7 +163,11 @@ class WaitCondition(ResourcePlugin):
                 f"handle {props['handle']} of {ctx.resource_name} is not a resource of this stack",
                 resource=ctx.resource_name,
             )
-        return stored_signals(data)
+        signals = stored_signals(data)
+        swift_object = data.get(handle_credentials.SWIFT_OBJECT)
+        if swift_object is not None:  # a TEMP_URL_SIGNAL handle: signals PUT to Swift too
+            signals.update(read_signals(ctx, swift_object))
+        return signals
 
     def _start(self, ctx: ResourceContext) -> Progress:
         return Progress({"started": ctx.clock.now()})

@@ -142,3 +142,47 @@ def test_a_failure_put_fails_the_stack_and_too_few_signals_time_out(
     finally:
         purge(demo, failing)
         purge(demo, waiting)
+
+
+TEMP_URL_HANDLE = """
+heat_template_version: 2018-08-31
+resources:
+  handle:
+    type: OS::Heat::WaitConditionHandle
+    properties: {signal_transport: TEMP_URL_SIGNAL}
+  wait:
+    type: OS::Heat::WaitCondition
+    properties: {handle: {get_resource: handle}, count: 2, timeout: 120}
+outputs:
+  data: {value: {get_attr: [wait, data]}}
+"""
+
+
+def test_a_temp_url_signal_handle_is_signalled_by_puts_to_its_alarm_url(
+    cloud_engine: CloudEngine,
+    demo: Connection,  # noqa: F811
+) -> None:
+    stack = cloud_engine.create(f"sws-{uuid.uuid4().hex[:8]}", TEMP_URL_HANDLE)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            view = cloud_engine.service.show_resource(CTX, stack, "handle", with_attr=("signal",))
+            signal = json.loads((view.attributes or {}).get("signal") or "null")
+            if view.status == "COMPLETE" and signal:
+                break
+            assert view.status != "FAILED", view.status_reason
+            assert time.monotonic() < deadline, "the handle is not made"
+            time.sleep(0.5)
+        alarm_url = signal["alarm_url"]
+        assert f"/{stack.id}/" in alarm_url
+        run_curl(f"curl -i -X PUT '{alarm_url}'", {"data": "one"})
+        run_curl(f"curl -i -X PUT '{alarm_url}'", {"data": "two", "id": "b"})
+        view = cloud_engine.wait(stack)
+        assert (view.action, view.status) == ("CREATE", "COMPLETE"), view.status_reason
+        assert json.loads(cloud_engine.outputs(stack)["data"]) == {"1": "one", "b": "two"}
+
+        view = cloud_engine.delete(stack)
+        assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
+        assert leftovers(demo, stack) == []
+    finally:
+        purge(demo, stack)

@@ -11,7 +11,8 @@ from thermik.errors import PluginError
 from thermik.resources.context import StackIdentity
 from thermik.resources.handle_credentials import curl_cli
 from thermik.resources.handle_signals import api_signal_url
-from thermik.resources.swift.signal import handle_object, version_prefix
+from thermik.resources.swift.signal import handle_object
+from thermik.resources.swift.signal_objects import version_prefix
 
 
 def test_curl_cli_with_a_token_is_heats_command() -> None:
