@@ -157,3 +157,54 @@ def test_curl_cli_signals_through_the_api_with_the_stack_users_token(
         until(lambda: admin.identity.find_project(project_id) is None, "the project to go")
     finally:
         api.close()
+
+
+def test_a_failure_sent_with_curl_cli_fails_the_stack_with_its_reason(
+    tmp_path: Path,
+    cloud_env: CloudEnv,
+    trustee: TrusteeSettings,
+    domain: StackDomainSettings,
+) -> None:
+    api = ApiProcess(with_stack_domain(service_config(tmp_path, cloud_env, trustee), domain))
+    demo = requester_of(cloud_env.connect())
+    headers = {"X-Auth-Token": str(demo.token)}
+    name = f"ks-{uuid.uuid4().hex[:8]}"
+    stacks = f"{api.root}/v1/{demo.project_id}/stacks"
+    try:
+        created = requests.post(
+            stacks, json={"stack_name": name, "template": TEMPLATE}, headers=headers, timeout=60
+        )
+        assert created.status_code == 201, api.rest_of_log()[-3000:]
+        stack = f"{stacks}/{name}/{created.json()['stack']['id']}"
+
+        def curl_cli() -> str | None:
+            answer = requests.get(
+                f"{stack}/resources/handle?with_attr=curl_cli", headers=headers, timeout=60
+            )
+            return answer.json()["resource"]["attributes"].get("curl_cli")
+
+        command = until(curl_cli, "the handle's curl_cli")
+        run_curl(command, {"status": "FAILURE", "reason": "the database did not start"})
+        view = until(
+            lambda: (
+                (s := requests.get(stack, headers=headers, timeout=60).json()["stack"])[
+                    "stack_status"
+                ]
+                != "CREATE_IN_PROGRESS"
+                and s
+            ),
+            "the create",
+        )
+        assert view["stack_status"] == "CREATE_FAILED"
+        assert "the database did not start" in view["stack_status_reason"]
+        deleted = requests.delete(stack, headers=headers, timeout=60)
+        assert deleted.status_code == 204, deleted.text
+        until(
+            lambda: (
+                requests.get(stack, headers=headers, timeout=60).json()["stack"]["stack_status"]
+                == "DELETE_COMPLETE"
+            ),
+            "the delete",
+        )
+    finally:
+        api.close()
