@@ -38,6 +38,8 @@ boundary (API, CLI, actor) is a bug. The tree::
     │       ├── CloudUnavailable            unreachable, timed out, 5xx or 429 (retried)
     │       ├── CloudQuotaExceeded          over a quota of the project
     │       └── CloudFault                  any other refusal or failure (400, 401, 403, ...)
+    ├── EngineStopping                 503  the engine is stopping
+    ├── EngineUnavailable              503  service mode: no engine answered over RPC in time
     ├── StoreError                     503  the database cannot be used
     │   ├── DatabaseUnavailable             unreachable, wrong credentials, locked file
     │   ├── SchemaNotMigrated               run ``thermik-manage db sync``
@@ -179,6 +181,27 @@ class ResourceTypeNotFound(TemplateError):
 
 class PropertyError(TemplateError):
     """A resource property fails its schema."""
+
+
+class PropertyValueError(PropertyError):
+    """A resource property's value cannot be worked out (a function in it fails): said as
+    Heat says it, ``Property error: resources.<name>.properties.<property>: <why>``."""
+
+    def __str__(self) -> str:
+        return f"Property error: {format_path(self.path)}: {self.message}"
+
+    def preview_text(self) -> str:
+        """The error as Heat's stack preview words it (each part once more behind a colon)."""
+        return f"Property error: : {format_path(self.path)}: : {self.message}"
+
+
+class AttributeValueError(InvalidInput):
+    """A resource attribute cannot be worked out (a template resource's output failed): the
+    attribute is stored as failed, and reading it fails with this message, as Heat's
+    ``Error in <resource> output <attribute>: <why>`` (no path: it is the whole message)."""
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class InvalidSignal(InvalidInput):
@@ -377,6 +400,14 @@ class CloudFault(CloudError):
 
 class EngineStopping(ThermikError):
     """The engine is stopping: the request reached it too late (the next engine may take it)."""
+
+    http_status = 503
+    retryable = True
+
+
+class EngineUnavailable(ThermikError):
+    """Service mode: the engine that drives the stack (or every engine) did not answer over
+    RPC in time; once a dead engine's lease expires, another engine resumes its stacks."""
 
     http_status = 503
     retryable = True

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -188,6 +189,34 @@ class ZaqarEnv:
             "X-Project-ID": project,
             "Content-Type": "application/json",
         }
+
+
+@dataclasses.dataclass(frozen=True)
+class ZaqarKeystoneEnv:
+    """The loopback Zaqar behind the loopback cloud's Keystone (tools/zaqar-keystone-up.sh,
+    started once the cloud is up): a queue belongs to the project of the caller's token."""
+
+    url: str
+
+    @classmethod
+    def from_settings(cls) -> ZaqarKeystoneEnv:
+        key = "THERMIK_ZAQAR_KEYSTONE_URL"
+        env = cls(service_settings("zaqar", (key,), "tools/zaqar-keystone-up.sh")[key])
+        try:
+            status, _, _ = http("GET", f"{env.url}/v2/ping", headers=ZaqarEnv.headers("ping"))
+        except OSError as error:
+            unavailable(f"zaqar at {env.url} does not answer: {error}")
+        if status != 401:
+            unavailable(f"zaqar at {env.url} answers an anonymous /v2/ping with {status}")
+        return env
+
+    def queues(self, token: str, project_id: str) -> list[str]:
+        """The names of the queues of ``project_id``, as its user sees them."""
+        headers = {**ZaqarEnv.headers(project_id), "X-Auth-Token": token}
+        status, _, body = http("GET", f"{self.url}/v2/queues", headers=headers)
+        assert status in (200, 204), (status, body)
+        found = json.loads(body) if body else {}
+        return [str(q["name"]) for q in found.get("queues", [])]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,6 +24,7 @@ from typing import Any
 from thermik.actors import node_rules, rows, steps, suspension
 from thermik.actors.node_state import Waiting
 from thermik.actors.node_suspension import NodeSuspension
+from thermik.actors.retention import RETAIN
 from thermik.engine.messages import ResourceDone, StepFinished
 from thermik.engine.operations import NodeAction
 from thermik.engine.states import Action
@@ -135,11 +136,8 @@ class NodeWork(NodeSuspension):
             return
         plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls)
-        if (
-            plugin_cls.store_only
-            and props is not None
-            and not node_rules.retained(self.services, self.plan, row)
-        ):
+        policy = node_rules.deletion_policy(self.services, self.plan, row)
+        if plugin_cls.store_only and props is not None and policy != RETAIN:
             call = self._call(plugin_cls(), props, Operation.DELETE, ahead=True)
             ahead = rows.Ahead(Action.DELETE, ResourceChanges())
             here = plugin_cls.runs_inline(props)
@@ -147,8 +145,8 @@ class NodeWork(NodeSuspension):
             return
         if not self._lock(Action.DELETE, ResourceChanges()):
             return
-        call = self._call(plugin_cls(), props or {}, Operation.DELETE)
-        if props is None or node_rules.retained(self.services, self.plan, row):
+        call = self._call(plugin_cls(), props or {}, Operation.DELETE, deletion_policy=policy)
+        if props is None or policy == RETAIN:
             self._complete(steps.Completed())
         else:
             self._submit(lambda: steps.start(call))

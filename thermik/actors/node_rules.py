@@ -15,7 +15,7 @@ from typing import Any
 from thermik.actors import steps, suspension
 from thermik.actors.plan import TraversalPlan, plugin_class
 from thermik.actors.resolution import NodeResolution
-from thermik.actors.retention import RETAIN, read_retained
+from thermik.actors.retention import RETAIN, read_policies
 from thermik.actors.services import Services
 from thermik.actors.stored import split_attribute_key
 from thermik.engine.messages import CheckResource
@@ -25,7 +25,7 @@ from thermik.errors import ActionAborted, PluginError, ThermikError
 from thermik.persistence.resource_values import Resource, ResourceChanges
 from thermik.persistence.store import Store
 from thermik.persistence.values import KEEP, Keep
-from thermik.resources.context import StackIdentity
+from thermik.resources.context import DELETE_POLICY, StackIdentity
 from thermik.resources.net_constraints import PURE_CONSTRAINTS
 from thermik.resources.plugin import Operation, Props, ResourcePlugin
 from thermik.resources.schema import declared_secrets
@@ -190,20 +190,25 @@ def stored_props(
 
 def retained(services: Services, plan: TraversalPlan, row: Resource) -> bool:
     """Whether the version's own template says ``deletion_policy: Retain``."""
+    return deletion_policy(services, plan, row) == RETAIN
+
+
+def deletion_policy(services: Services, plan: TraversalPlan, row: Resource) -> str:
+    """The deletion policy the version's own template gives it (``Delete`` when unknown)."""
     template_id = row.current_template_id
     if template_id is None:
-        return False
+        return DELETE_POLICY
     if template_id == plan.template_id and plan.definition is not None:
         found = plan.definition.resources.get(row.name)
-        return found is not None and found.deletion_policy == RETAIN
+        return DELETE_POLICY if found is None else found.deletion_policy
     try:
-        names = services.retention.retained(
+        policies = services.retention.policies(
             template_id,
-            lambda: read_retained(services.store, template_id, plan.stack, services.budget),
+            lambda: read_policies(services.store, template_id, plan.stack, services.budget),
         )
     except ThermikError:
-        return False
-    return row.name in names
+        return DELETE_POLICY
+    return policies.get(row.name, DELETE_POLICY)
 
 
 def attribute_names(plugin: ResourcePlugin, referenced: Iterable[str] | None) -> list[str]:

@@ -93,6 +93,7 @@ class EngineRuntime:
         stack_users: StackUsers | None = None,
         resume: bool = True,
         budget: Budget | None = None,
+        stack_observer: Callable[[Stack, State, str], None] | None = None,
     ) -> EngineRuntime:
         """Start an engine on ``store``; it resumes stacks left behind by dead engines.
 
@@ -121,6 +122,8 @@ class EngineRuntime:
             budget: what evaluating a template's functions may build (the composition root
                 derives it from the limits; :class:`~thermik.template.budget.Budget`'s
                 defaults if ``None``).
+            stack_observer: told each state a stack enters (it must return at once):
+                service mode's notifications.
         """
         pace_collector()
         cpus = engine_cpus(settings.cpu_affinity)
@@ -139,6 +142,7 @@ class EngineRuntime:
             release_credentials=release_credentials,
             stack_users=stack_users,
             budget=Budget() if budget is None else budget,
+            stack_observer=stack_observer,
         )
         # A traversal runs up to max_concurrent_resources resource actors beside its stack
         # actor: their threads are started now rather than by the first big stack.

@@ -401,6 +401,9 @@ class StackActor(PooledActor):
             return
         with contextlib.suppress(NotFound):
             self.store.append_event(stack_changes.stack_event(stack, state, reason))
+        observer = self.services.stack_observer
+        if observer is not None:
+            observer(stack, state, reason)
 
     def _start_rollback(self, command: StartRollback) -> None:
         def roll_back() -> None:

@@ -16,8 +16,14 @@ from typing import Any
 
 from thermik.actors.codec import jsonable
 from thermik.actors.context import StoreContext
-from thermik.actors.stored import split_attribute_key
-from thermik.errors import CloudUnavailable, Failure, PluginError, ThermikError
+from thermik.actors.stored import ERRORS_KEY, split_attribute_key
+from thermik.errors import (
+    AttributeValueError,
+    CloudUnavailable,
+    Failure,
+    PluginError,
+    ThermikError,
+)
 from thermik.resources.context import ValidationContext
 from thermik.resources.plugin import (
     CheckResult,
@@ -119,10 +125,18 @@ def attribute_values(call: Call) -> Completed:
     if call.attributes is None:
         return Completed()
     plugin, ctx, props = call.plugin, call.ctx, call.props
-    values = {
-        key: jsonable(plugin.attribute(ctx, props, *split_attribute_key(key)))
-        for key in call.attributes
-    }
+    values: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for key in call.attributes:
+        name, path = split_attribute_key(key)
+        try:
+            values[key] = jsonable(plugin.attribute(ctx, props, name, path))
+        except AttributeValueError as exc:
+            # As in Heat, the resource completes; what reads the attribute gets the error.
+            values[key] = None
+            errors[name] = exc.message
+    if errors:
+        values[ERRORS_KEY] = errors
     return Completed(values, plugin.reference_id(ctx, props))
 
 

@@ -27,6 +27,7 @@ from thermik.errors import (
     ThermikError,
 )
 from thermik.orchestration.base import Base, identity_of
+from thermik.orchestration.stack_user_access import check_stack_user
 from thermik.orchestration.versions import current_resources
 from thermik.orchestration.views import resource_view
 from thermik.persistence.resource_values import NewEvent, Resource, ResourceChanges
@@ -161,6 +162,7 @@ class ResourceOperations(Base):
         here)."""
         row = self.find_stack(ctx, stack)
         resource = self.current_resource(row, name)
+        check_stack_user(self.store, ctx, row, resource, "resource:metadata")
         shown = {**self._template_metadata(row, name), **resource.metadata}
         document = resource_document(self.store, resource, row.tenant)
         if document is not None:
@@ -182,7 +184,8 @@ class ResourceOperations(Base):
         self, ctx: RequestContext, stack: StackIdentity, name: str, details: Json
     ) -> None:
         row = self.find_stack(ctx, stack, live=True)
-        self.current_resource(row, name)
+        resource = self.current_resource(row, name)
+        check_stack_user(self.store, ctx, row, resource, "resource:signal")
         if details is not None and not isinstance(details, Mapping):
             raise InvalidSignal(
                 f"Signal data for resource {name} must be a JSON object, not "

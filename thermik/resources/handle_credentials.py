@@ -26,7 +26,12 @@ from typing import Any
 from thermik.errors import PluginError
 from thermik.resources.context import ResourceContext
 from thermik.resources.handle_signals import api_signal_url, handle_signal_services
-from thermik.resources.stack_users import StackUser, StackUserServices, stack_user_services
+from thermik.resources.stack_users import (
+    STACK_USER_KEY,
+    StackUser,
+    StackUserServices,
+    stack_user_services,
+)
 from thermik.resources.swift.signal_objects import (
     delete_signal_object,
     make_signal_object,
@@ -38,8 +43,9 @@ TEMP_URL_SIGNAL = "TEMP_URL_SIGNAL"
 #: Resource data key of a TEMP_URL_SIGNAL handle's Swift signal object.
 SWIFT_OBJECT = "swift_signal_object"
 #: Resource data keys of the handle's credentials.
+#: The user id under STACK_USER_KEY: the API lets that stack user signal this handle only.
 USER_ID, PASSWORD, PROJECT_ID, TOKEN, ENDPOINT = (
-    "user_id",
+    STACK_USER_KEY,
     "password",
     "project_id",
     "token",

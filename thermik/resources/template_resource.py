@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 from urllib.parse import quote
 
+from thermik.errors import AttributeValueError
 from thermik.resources.constraints import CustomValidator
 from thermik.resources.context import ResourceContext
 from thermik.resources.nested_services import (
@@ -128,6 +129,15 @@ class TemplateResource(NestedStackResource):
         outputs = self.child_outputs(ctx)
         if name == STACK_ID_OUTPUT and outputs.get(name) is None:
             return child_stack_id(ctx)
+        if name not in outputs:
+            stack_id = child_stack_id(ctx)
+            error = (
+                None
+                if stack_id is None
+                else nested_services(ctx).output_error(ctx, stack_id, name)
+            )
+            if error is not None:
+                raise AttributeValueError(f"Error in {ctx.resource_name} output {name}: {error}")
         return outputs.get(name)
 
 

@@ -347,8 +347,9 @@ def detect_version(document: Mapping[Any, Any]) -> TemplateVersion:
     version = VERSIONS.get((key, value))
     if version is None:
         allowed = sorted(v for k, v in VERSIONS if k == key)
+        # Heat's wording: the message names the key and value itself, so no path precedes it.
         raise TemplateVersionError(
-            f'"{key}: {value}". "{key}" should be one of: ' + ", ".join(allowed),
-            path=(key,),
+            f'The template version is invalid: "{key}: {value}". "{key}" should be one of: '
+            + ", ".join(allowed)
         )
     return version

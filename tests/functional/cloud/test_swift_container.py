@@ -5,15 +5,13 @@ container that holds objects, and delete leaving nothing."""
 
 from __future__ import annotations
 
-import os
-import time
 import uuid
 from collections.abc import Iterator
 
 import pytest
 from openstack.connection import Connection
 
-from tests.functional.cloud.cloud import CloudEnv, running
+from tests.functional.cloud.cloud import CloudEnv, wait_for_cloud_job
 from tests.functional.cloud.engine import CloudEngine
 from tests.functional.services import unavailable
 from thermik.clients.object_store import delete_container, delete_object, object_names
@@ -46,7 +44,7 @@ outputs:
 @pytest.fixture
 def demo(cloud_env: CloudEnv) -> Iterator[Connection]:
     """The demo user's connection, once the catalog has an object-store."""
-    _wait_for_catalog()
+    wait_for_cloud_job()
     conn = cloud_env.connect()
     try:
         if not conn.object_store.get_endpoint():
@@ -60,15 +58,6 @@ def demo(cloud_env: CloudEnv) -> Iterator[Connection]:
         yield conn
     finally:
         conn.close()
-
-
-def _wait_for_catalog(timeout: float = 300) -> None:
-    """When tools/run-tests.sh brings the cloud up beside the suite, Swift joins its catalog
-    after it: wait for that job to end."""
-    pid = os.environ.get("THERMIK_CLOUD_UP_PID")
-    deadline = time.monotonic() + timeout
-    while pid and running(int(pid)) and time.monotonic() < deadline:
-        time.sleep(1)
 
 
 def _containers(conn: Connection, prefix: str) -> list[str]:

@@ -5,8 +5,6 @@ update in place and by replacement, check, delete leaving nothing, and Heat's va
 
 from __future__ import annotations
 
-import os
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -14,7 +12,7 @@ import pytest
 import requests
 from openstack.connection import Connection
 
-from tests.functional.cloud.cloud import CloudEnv, running
+from tests.functional.cloud.cloud import CloudEnv, wait_for_cloud_job
 from tests.functional.cloud.engine import CloudEngine
 from tests.functional.services import unavailable
 from thermik.clients.messaging import (
@@ -70,19 +68,10 @@ outputs:
 """
 
 
-def _wait_for_catalog(timeout: float = 300) -> None:
-    """When tools/run-tests.sh brings the cloud up beside the suite, Zaqar joins its catalog
-    after it: wait for that job to end."""
-    pid = os.environ.get("THERMIK_CLOUD_UP_PID")
-    deadline = time.monotonic() + timeout
-    while pid and running(int(pid)) and time.monotonic() < deadline:
-        time.sleep(1)
-
-
 @pytest.fixture
 def demo(cloud_env: CloudEnv) -> Iterator[Connection]:
     """The demo user's connection, once the catalog has a messaging service."""
-    _wait_for_catalog()
+    wait_for_cloud_job()
     conn = cloud_env.connect()
     try:
         if not conn.message.get_endpoint():
