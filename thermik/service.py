@@ -207,9 +207,11 @@ def build_deployments(
     store: Store,
     backend: DeliveryBackend,
     policy: DeliveryPolicy | None = None,
+    api_url: str | None = None,
 ) -> DeploymentService:
     """The software deployment services over ``backend`` (``policy``: delivery timing,
-    ``[delivery] write_retries`` by default)."""
+    ``[delivery] write_retries`` by default; ``api_url``: the REST API serving the engine,
+    for the signal URLs of wait condition handles)."""
     delivery = settings.delivery
     return DeploymentService(
         store,
@@ -218,7 +220,16 @@ def build_deployments(
         default_config_transport=delivery.default_software_config_transport,
         default_signal_transport=delivery.default_deployment_signal_transport,
         max_signal_size=delivery.max_signal_size,
+        api_url=api_url,
     )
+
+
+def served_api_url(settings: Settings) -> str:
+    """The root of the REST API as servers reach it: ``[delivery] public_url``, else the
+    listener's address (``thermik-api`` sets it to the port it bound)."""
+    api = settings.api
+    host = f"[{api.bind_host}]" if ":" in api.bind_host else api.bind_host
+    return (settings.delivery.public_url or f"http://{host}:{api.bind_port}").rstrip("/")
 
 
 def serve_delivery(settings: Settings, backend: DeliveryBackend) -> None:
@@ -267,7 +278,8 @@ def start_engine(
         backend = backend or build_delivery(settings)
         if serve_urls:
             serve_delivery(settings, backend)
-        deployments = build_deployments(settings, store, backend, policy)
+        api_url = None if serve_urls else served_api_url(settings)
+        deployments = build_deployments(settings, store, backend, policy, api_url)
         cloud = build_cloud(settings, store)
         stack_users = build_stack_users(settings, cloud, store)
         nested = NestedStacks(
@@ -301,6 +313,9 @@ def start_engine(
     # The services need the runtime and the runtime needs them: attached before it resumes
     # interrupted stacks.
     deployments.attach(runtime.wake)
+    listen = getattr(backend, "add_handle_listener", None)
+    if callable(listen):
+        listen(runtime.signal)
     nested.attach(runtime)
     runtime.resume_incomplete()
     return Engine(store, registry, runtime, backend, deployments, cloud)

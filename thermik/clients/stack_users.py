@@ -148,6 +148,24 @@ class StackDomainUsers:
         )
         return StackUser(user_id, password, project_id)
 
+    def token(self, user: StackUser) -> str:
+        """A Keystone token of ``user`` on its project (what a TOKEN_SIGNAL handle hands
+        out: it lives as long as Keystone's tokens do)."""
+        credential = Credential.from_auth(
+            auth_url=self.auth_url,
+            user_id=user.user_id,
+            password=user.password,
+            project_id=user.project_id,
+        )
+        try:
+            return str(
+                self.pool.client(credential, "keystone").call(
+                    lambda conn: conn.session.get_token()
+                )
+            )
+        finally:
+            self.pool.discard(credential)
+
     def delete_user(self, user_id: str) -> None:
         """Delete a stack user; one that is gone already is fine.
 

@@ -5,7 +5,10 @@ HEAD) and ``{base_url}/delivery/v1/signal/<token>`` (PUT; POST too, which is how
 Heat's ``CFN_SIGNAL`` signals, the transport Thermik maps onto this URL), signed like Swift
 TempURLs (HMAC-SHA256 over method, expiry and path, checked in constant time) and expiring after
 ``url_lifetime``. The token is itself an HMAC of the server or deployment, so URLs are stable
-for one server and unguessable without the key.
+for one server and unguessable without the key. A wait condition handle's URL,
+``{base_url}/delivery/v1/handle/<stack id>/<hex of the resource name>`` (POST), passes each
+signal on to the engine as it comes (:meth:`BuiltinBackend.add_handle_listener`): a handle
+counts every signal, where a deployment keeps only the latest.
 
 URLs rotate before they expire. A URL is signed until a multiple of an eighth of
 ``url_lifetime`` (the same URL for that stretch, so a served document keeps its Etag), and
@@ -60,7 +63,9 @@ from thermik.errors import (
 
 LOG = logging.getLogger(__name__)
 PREFIX = "/delivery/v1"
-METADATA, SIGNAL = "metadata", "signal"
+METADATA, SIGNAL, HANDLE = "metadata", "signal", "handle"
+#: Who is told of a signal POSTed to a handle URL: the stack id, the resource name, the body.
+HandleListener = Callable[[str, str, Mapping[str, Any]], None]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -135,6 +140,7 @@ class BuiltinBackend(DeliveryBackend):
         self._lock = threading.Lock()
         self._server: LoopbackServer | None = None
         self._listeners: list[Callable[[SignalEndpoint], None]] = []
+        self._handle_listeners: list[HandleListener] = []
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Self:
@@ -231,6 +237,14 @@ class BuiltinBackend(DeliveryBackend):
         signal_url = self._url("PUT", path)
         return url_signal_endpoint(self.name, deployment.deployment_id, signal_url, {"path": path})
 
+    def handle_signal_url(self, stack_id: str, resource_name: str) -> str:
+        """The URL a wait condition handle is signalled at with a POST of the signal's JSON
+        (signed for ``url_lifetime``, never re-signed: it is handed out once)."""
+        path = f"{PREFIX}/{HANDLE}/{stack_id}/{resource_name.encode().hex()}"
+        return signing.signed_url(
+            self._base_url, self._key, "POST", path, int(self._clock()) + self._url_lifetime
+        )
+
     def collect_signals(self, endpoint: SignalEndpoint) -> list[Mapping[str, Any]]:
         path = endpoint.locator["path"]
         stored = self.store.get_object(path)
@@ -261,6 +275,8 @@ class BuiltinBackend(DeliveryBackend):
         # a signal URL takes a POST as the PUT it is signed for.
         method = "PUT" if request.method == "POST" and kind == SIGNAL else request.method
         signing.verify(self._key, method, request.path, request.query, self._clock())
+        if kind == HANDLE and request.method == "POST":
+            return self._signal_handle(request)
         if request.method in ("GET", "HEAD"):
             stored = self.store.get_object(request.path)
             if stored is None:
@@ -283,6 +299,27 @@ class BuiltinBackend(DeliveryBackend):
             self._signalled(request.path)
             return HttpResponse(201, {"Content-Type": "text/plain; charset=UTF-8"})
         raise InvalidRequest(f"{request.method} is not allowed on {kind} URLs")
+
+    def _signal_handle(self, request: HttpRequest) -> HttpResponse:
+        """Pass a handle's signal to the handle listeners (their errors are the answer)."""
+        parts = request.path.removeprefix(f"{PREFIX}/{HANDLE}/").split("/")
+        if len(parts) != 2:
+            raise NotFound(f"no handle is signalled at {request.path}")
+        try:
+            stack_id, name = parts[0], bytes.fromhex(parts[1]).decode()
+        except ValueError:
+            raise NotFound(f"no handle is signalled at {request.path}") from None
+        data = decode_signal(request.body, self._max_signal_size) if request.body else {}
+        with self._lock:
+            listeners = list(self._handle_listeners)
+        for listener in listeners:
+            listener(stack_id, name, data)
+        return HttpResponse(200, {"Content-Type": "application/json"}, b"null")
+
+    def add_handle_listener(self, listener: HandleListener) -> None:
+        """Call ``listener`` with each signal POSTed to a handle URL, before answering it."""
+        with self._lock:
+            self._handle_listeners.append(listener)
 
     def add_signal_listener(self, listener: Callable[[SignalEndpoint], None]) -> None:
         """Call ``listener`` with the endpoint (backend, transport and locator filled, the rest

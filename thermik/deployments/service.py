@@ -84,9 +84,12 @@ class DeploymentService:
         default_signal_transport: str = "TEMP_URL_SIGNAL",
         max_signal_size: int = 1048576,
         writer_threads: int = 8,
+        api_url: str | None = None,
     ) -> None:
         self.store = store
         self.backend = backend
+        #: The root of the REST API serving this engine (see :attr:`api_url`).
+        self._api_url = api_url
         #: Every endpoint goes to the backend that made it (the API-polled ones too).
         self.routed = RoutedBackend(backend, (ApiPolledBackend(),))
         self._defaults = (default_config_transport, default_signal_transport)
@@ -113,6 +116,17 @@ class DeploymentService:
         listen = getattr(backend, "add_signal_listener", None)
         if callable(listen):
             listen(self._pushed)
+
+    @property
+    def api_url(self) -> str | None:
+        """The root of the Heat v1 API serving this engine, as servers reach it (None: the
+        engine runs without its REST API)."""
+        return self._api_url
+
+    def handle_signal_url(self, stack_id: str, resource_name: str) -> str | None:
+        """The backend's capability URL of a wait condition handle, if it serves one."""
+        url_of = getattr(self.backend, "handle_signal_url", None)
+        return str(url_of(stack_id, resource_name)) if callable(url_of) else None
 
     def attach(self, waker: Waker) -> None:
         """Wake resources through ``waker`` when their signal is pushed to the engine."""

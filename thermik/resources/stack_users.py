@@ -79,6 +79,14 @@ class StackUserServices(Protocol):
         """
         ...
 
+    def token(self, user: StackUser) -> str:
+        """A Keystone token of ``user`` on its project.
+
+        Raises:
+            CloudError: Keystone refused (the message is Keystone's).
+        """
+        ...
+
 
 def stack_user_services(ctx: ResourceContext) -> StackUserServices:
     """The stack user services of ``ctx``, or a clear error naming the resource."""
@@ -128,6 +136,9 @@ class StackUsers:
 
     def delete_user(self, ctx: ResourceContext, user_id: str) -> None:
         self.domain.delete_user(user_id)
+
+    def token(self, user: StackUser) -> str:
+        return self.domain.token(user)
 
     def forget_stack(self, root_stack_id: str) -> None:
         """Delete a deleted stack tree's project and any user its resources left in it (the

@@ -4,9 +4,10 @@ A handle receives signals (``{"status": "SUCCESS"|"FAILURE", "reason", "data", "
 keeps each one in its resource data; the wait condition reads its handle's signals (through
 ``ctx.peer_data``), completes once ``count`` successes arrived, fails on the first failure, and
 fails after ``timeout`` seconds. The bookkeeping is pure (:func:`normalise_signal`,
-:func:`judge_signals`). Signal URLs and tokens (the handle's ``endpoint``, ``token``,
-``curl_cli`` and ``signal`` attributes) come from the delivery layer and are ``None`` until it is
-wired; signals reach a handle through the engine (``EngineRuntime.signal``).
+:func:`judge_signals`). What a signaller needs (the handle's ``endpoint``, ``token``,
+``curl_cli`` and ``signal`` attributes) is made on create per ``signal_transport``
+(:mod:`thermik.resources.handle_credentials`); signals reach a handle through the engine
+(``EngineRuntime.signal``), from the REST API or the builtin delivery's handle URL.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from thermik.errors import InvalidSignal, PluginError
+from thermik.resources import handle_credentials
 from thermik.resources.constraints import AllowedValues, Range
 from thermik.resources.context import ResourceContext, physical_resource_name
 from thermik.resources.plugin import (
@@ -36,6 +38,7 @@ from thermik.resources.schema import (
     SupportStatus,
     Type,
 )
+from thermik.resources.swift.signal_objects import read_signals
 
 SUCCESS = "SUCCESS"
 FAILURE = "FAILURE"
@@ -95,24 +98,30 @@ def stored_signals(data: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     }
 
 
-def judge_signals(signals: Mapping[str, Mapping[str, Any]], count: int, timed_out: bool) -> bool:
+def judge_signals(
+    signals: Mapping[str, Mapping[str, Any]],
+    count: int,
+    timed_out: bool,
+    kind: str = "WaitCondition",
+) -> bool:
     """Whether a wait condition is satisfied by the signals its handle holds.
 
     Raises:
         PluginError: a failure was signalled (the failure reasons), or the wait timed out
             (``<n> of <count> received`` with the success reasons); named as Heat's
-            ``WaitConditionFailure`` and ``WaitConditionTimeout`` in the status reason.
+            ``<kind>Failure`` and ``<kind>Timeout`` (``WaitConditionFailure`` ...) in the
+            status reason.
     """
     failures = [s["reason"] for s in signals.values() if s["status"] != SUCCESS]
     if failures:
-        raise PluginError(";".join(failures), kind="WaitConditionFailure")
+        raise PluginError(";".join(failures), kind=f"{kind}Failure")
     if len(signals) >= count:
         return True
     if timed_out:
         reasons = [s["reason"] for s in signals.values()]
         message = f"{len(reasons)} of {count} received"
         text = f"{message} - {';'.join(reasons)}" if reasons else message
-        raise PluginError(text, kind="WaitConditionTimeout")
+        raise PluginError(text, kind=f"{kind}Timeout")
     return False
 
 
@@ -154,7 +163,11 @@ class WaitCondition(ResourcePlugin):
                 f"handle {props['handle']} of {ctx.resource_name} is not a resource of this stack",
                 resource=ctx.resource_name,
             )
-        return stored_signals(data)
+        signals = stored_signals(data)
+        swift_object = data.get(handle_credentials.SWIFT_OBJECT)
+        if swift_object is not None:  # a TEMP_URL_SIGNAL handle: signals PUT to Swift too
+            signals.update(read_signals(ctx, swift_object))
+        return signals
 
     def _start(self, ctx: ResourceContext) -> Progress:
         return Progress({"started": ctx.clock.now()})
@@ -227,9 +240,27 @@ class WaitConditionHandle(ResourcePlugin):
     }
 
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        """A handle exists as soon as it has a name."""
+        """Name the handle and make what its signaller needs (a NO_SIGNAL handle signals
+        itself)."""
         ctx.set_physical_id(physical_resource_name(ctx))
+        transport = props.get("signal_transport")
+        if transport == handle_credentials.NO_SIGNAL:
+            self.handle_signal(ctx, props, None)
+        elif isinstance(transport, str):
+            handle_credentials.provision(ctx, transport)
         return None
+
+    def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        """Delete the handle's stack user, if it has one."""
+        handle_credentials.release(ctx)
+        return None
+
+    def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:
+        """``token``, ``endpoint``, ``curl_cli`` and ``signal`` as Heat resolves them."""
+        transport = props.get("signal_transport")
+        if ctx.physical_id is None or not isinstance(transport, str):
+            return None
+        return handle_credentials.attribute(ctx, transport, name)
 
     def handle_signal(
         self, ctx: ResourceContext, props: Props, data: Mapping[str, Any] | None

@@ -248,3 +248,36 @@ def test_urls_name_an_ipv6_api_address_in_brackets(tmp_path: Path) -> None:
     )
     url = BuiltinBackend.from_settings(settings).provision(ServerRef("s"))
     assert url.collector_settings["metadata_url"].startswith("http://[::1]:8204/delivery/v1/")
+
+
+def test_a_handle_url_passes_each_signal_posted_to_it_on(backend: BuiltinBackend) -> None:
+    heard: list[tuple[str, str, object]] = []
+    backend.add_handle_listener(lambda stack, name, data: heard.append((stack, name, data)))
+    url = backend.handle_signal_url("stack-1", "wait handle/é")
+    assert url.startswith("http://engine:8204/delivery/v1/handle/stack-1/")
+    assert "wait handle" not in url
+    assert backend.handle(request(url, "POST", b'{"status": "SUCCESS"}')).body == b"null"
+    backend.handle(request(url, "POST"))
+    assert heard == [
+        ("stack-1", "wait handle/é", {"status": "SUCCESS"}),
+        ("stack-1", "wait handle/é", {}),
+    ]
+    with pytest.raises(InvalidSignal):
+        backend.handle(request(url, "POST", b"[1]"))
+    with pytest.raises(Forbidden):
+        backend.handle(request(url, "PUT", b"{}"))
+    other = request(backend.handle_signal_url("stack-2", "handle"))
+    with pytest.raises(Forbidden):
+        backend.handle(HttpRequest("POST", other.path, request(url).query, b"{}"))
+    assert len(heard) == 2
+
+
+def test_a_listeners_refusal_of_a_handle_signal_is_the_answer(backend: BuiltinBackend) -> None:
+    def refuse(stack: str, name: str, data: object) -> None:
+        raise InvalidSignal("Metadata format invalid")
+
+    backend.add_handle_listener(refuse)
+    url = backend.handle_signal_url("stack-1", "handle")
+    answer = backend.serve(request(url, "POST", b'{"status": "MAYBE"}'))
+    assert answer.status == 400
+    assert b"Metadata format invalid" in answer.body

@@ -32,6 +32,7 @@ BUILT_IN = [t for t in TYPES if t.startswith("OS::Heat::")]
 MINIMAL: dict[str, dict[str, Any]] = {
     "OS::Heat::Value": {"value": 1},
     "OS::Heat::WaitCondition": {"handle": "h", "timeout": 60},
+    "OS::Heat::SwiftSignal": {"handle": "h", "timeout": 60},
     "OS::Heat::ResourceGroup": {"resource_def": {"type": "OS::Heat::None"}},
     "OS::Heat::ResourceChain": {"resources": ["OS::Heat::None"]},
     "OS::Heat::Stack": {"template": "heat_template_version: 2018-08-31"},
@@ -153,6 +154,12 @@ def test_retired_group_names_are_hidden_aliases() -> None:
         ),
         ("OS::Heat::WaitCondition", "count", {"default": 1, "update_allowed": True}),
         ("OS::Heat::WaitConditionHandle", "signal_transport", {"default": "TOKEN_SIGNAL"}),
+        (
+            "OS::Heat::SwiftSignal",
+            "count",
+            {"default": 1, "update_allowed": False, "constraints": (Range(1, 1000),)},
+        ),
+        ("OS::Heat::SwiftSignal", "timeout", {"required": True}),
         ("OS::Heat::SoftwareDeployment", "signal_transport", {"default": "CFN_SIGNAL"}),
         ("OS::Heat::SoftwareDeployment", "server", {"required": True, "update_allowed": False}),
         (

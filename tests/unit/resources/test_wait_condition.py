@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -123,3 +124,63 @@ def test_a_wait_on_something_that_is_no_handle_fails_clearly() -> None:
     props = WaitCondition.check_properties({"handle": "nowhere", "timeout": 5})
     with pytest.raises(PluginError, match="handle nowhere of w is not a resource of this stack"):
         WaitCondition().check_create_complete(wait_ctx, props, None)
+
+
+class SignalUrls:
+    """The engine's handle signal services of an engine without a REST API (local mode)."""
+
+    api_url: str | None = None
+
+    def handle_signal_url(self, stack_id: str, resource_name: str) -> str | None:
+        return f"http://127.0.0.1:9/delivery/v1/handle/{stack_id}/{resource_name}?sig=1&e=2"
+
+
+@dataclasses.dataclass
+class LocalContext(Context):
+    """A handle's context on an engine with builtin delivery and no stack user domain."""
+
+    software: SignalUrls = dataclasses.field(default_factory=SignalUrls)
+
+
+def handle_attributes(ctx: Context, transport: str) -> dict[str, Any]:
+    props = WaitConditionHandle.check_properties({"signal_transport": transport})
+    WaitConditionHandle().create(ctx, props)
+    return {
+        name: WaitConditionHandle().resolve_attribute(ctx, props, name)
+        for name in ("token", "endpoint", "curl_cli", "signal")
+    }
+
+
+def test_a_token_signal_handle_in_local_mode_hands_out_the_builtin_handle_url() -> None:
+    url = "http://127.0.0.1:9/delivery/v1/handle/stack-id/r?sig=1&e=2"
+    assert handle_attributes(LocalContext(), "TOKEN_SIGNAL") == {
+        "token": None,
+        "endpoint": url,
+        "curl_cli": "curl -i -X POST -H 'Content-Type: application/json' "
+        f"-H 'Accept: application/json' '{url}'",
+        "signal": json.dumps({"alarm_url": url}),
+    }
+
+
+@pytest.mark.parametrize("transport", ["TEMP_URL_SIGNAL", "ZAQAR_SIGNAL", "CFN_SIGNAL"])
+def test_transports_without_a_signaller_yet_hand_out_nothing(transport: str) -> None:
+    assert handle_attributes(LocalContext(), transport) == {
+        "token": None,
+        "endpoint": None,
+        "curl_cli": None,
+        "signal": "null",
+    }
+
+
+def test_heat_signal_needs_the_engines_rest_api() -> None:
+    with pytest.raises(PluginError, match="HEAT_SIGNAL needs the engine's REST API"):
+        handle_attributes(LocalContext(), "HEAT_SIGNAL")
+
+
+def test_a_no_signal_handle_signals_itself_and_the_wait_completes() -> None:
+    handle = LocalContext()
+    assert handle_attributes(handle, "NO_SIGNAL")["signal"] == "{}"
+    wait = Context(peers={"h": handle.data})
+    props = WaitCondition.check_properties({"handle": "h", "timeout": 10})
+    progress = WaitCondition().create(wait, props)
+    assert WaitCondition().check_create_complete(wait, props, progress) is True
