@@ -293,6 +293,9 @@ def start_engine(
     # The services need the runtime and the runtime needs them: attached before it resumes
     # interrupted stacks.
     deployments.attach(runtime.wake)
+    resource_signals = getattr(backend, "resource_signals", None)
+    if resource_signals is not None:
+        resource_signals.attach(runtime.signal)
     nested.attach(runtime)
     runtime.resume_incomplete()
     return Engine(store, registry, runtime, backend, deployments, cloud)

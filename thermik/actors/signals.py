@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 from thermik.actors import node_rules, rows, steps
 from thermik.actors.context import StoreContext
 from thermik.actors.services import Services
+from thermik.actors.stored import REFERENCE_ID_KEY
 from thermik.engine.messages import SignalRequest, StepFinished
 from thermik.engine.states import Action
 from thermik.errors import InvalidSignal, PluginError, ThermikError
 from thermik.persistence.resource_values import Resource
+from thermik.persistence.store import Store
 from thermik.resources.context import StackIdentity
 from thermik.resources.plugin import Operation
 
@@ -34,11 +36,27 @@ class _Outcome:
     error: ThermikError | None = None
 
 
-def _handle(call: steps.Call, details: Mapping[str, Any] | None) -> _Outcome:
+def _handle(
+    call: steps.Call, details: Mapping[str, Any] | None, store: Store, row_id: int
+) -> _Outcome:
     try:
-        return _Outcome(reason=steps.signal(call, details))
+        reason = steps.signal(call, details)
     except ThermikError as error:
         return _Outcome(error=error)
+    if call.plugin.signal_refreshes_attributes:
+        _refresh_attributes(call, store, row_id)
+    return _Outcome(reason=reason)
+
+
+def _refresh_attributes(call: steps.Call, store: Store, row_id: int) -> None:
+    """Store again the attributes the version stored, as the plugin resolves them now."""
+    stored = store.get_resource_attributes(row_id)
+    if stored is None:
+        return
+    keys = [key for key in stored if key != REFERENCE_ID_KEY]
+    fresh = steps.attribute_values(dataclasses.replace(call, attributes=keys))
+    values = {**(fresh.attributes or {}), REFERENCE_ID_KEY: fresh.reference_id}
+    store.store_resource_attributes(row_id, values)
 
 
 class SignalWork:
@@ -58,8 +76,9 @@ class SignalWork:
         except ThermikError as error:
             self.fail(error)
             return
-        details = self.request.signal.details
-        self.port.submit(self.job, lambda: _handle(call, details))
+        details, row_id = self.request.signal.details, self.request.version_id
+        store = self.services.store
+        self.port.submit(self.job, lambda: _handle(call, details, store, row_id))
 
     def _call(self) -> steps.Call:
         store = self.services.store

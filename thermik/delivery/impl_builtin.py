@@ -50,6 +50,8 @@ from thermik.delivery.base import (
 )
 from thermik.delivery.document import DEPLOYMENTS_KEY, OCC_KEY, decode_signal
 from thermik.delivery.loopback import HttpRequest, HttpResponse, LoopbackServer
+from thermik.delivery.resource_signals import PREFIX as RESOURCE_SIGNALS
+from thermik.delivery.resource_signals import ResourceSignalUrls
 from thermik.errors import (
     InvalidRequest,
     NotFound,
@@ -134,6 +136,8 @@ class BuiltinBackend(DeliveryBackend):
         self._lock = threading.Lock()
         self._server: LoopbackServer | None = None
         self._listeners: list[Callable[[SignalEndpoint], None]] = []
+        #: URLs that signal a resource (a scaling policy's ``alarm_url``), served here too.
+        self.resource_signals = ResourceSignalUrls(key, lambda: self._base_url, max_signal_size)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Self:
@@ -253,7 +257,11 @@ class BuiltinBackend(DeliveryBackend):
             RequestTooLarge: a signal body over ``max_signal_size``.
             InvalidSignal: a signal body that is not a JSON object.
             InvalidRequest: a method other than GET, HEAD or PUT, or PUT to a metadata URL.
+
+        Resource signal URLs (:mod:`thermik.delivery.resource_signals`) are answered there.
         """
+        if request.path.startswith(RESOURCE_SIGNALS):
+            return self.resource_signals.handle(request, self._clock())
         signing.verify(self._key, request.method, request.path, request.query, self._clock())
         kind = request.path.removeprefix(PREFIX + "/").split("/", 1)[0]
         if request.method in ("GET", "HEAD"):

@@ -111,6 +111,18 @@ class DeploymentService:
         """Wake resources through ``waker`` when their signal is pushed to the engine."""
         self._waker = waker
 
+    # -- URLs that signal resources (SignalUrls) --------------------------------------------
+
+    def resource_signal_url(self, stack_id: str, resource_name: str) -> str | None:
+        """See :meth:`~thermik.resources.signal_urls.SignalUrls.resource_signal_url`."""
+        urls = getattr(self.backend, "resource_signals", None)
+        return None if urls is None else str(urls.url(stack_id, resource_name))
+
+    def api_url(self, path: str) -> str | None:
+        """See :meth:`~thermik.resources.signal_urls.SignalUrls.api_url`."""
+        urls = getattr(self.backend, "resource_signals", None)
+        return None if urls is None else str(urls.base_url()) + path
+
     # -- configs ------------------------------------------------------------------------------
 
     def create_config(self, tenant: str, config: ConfigData) -> str:

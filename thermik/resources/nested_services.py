@@ -59,6 +59,9 @@ class NestedState:
     reason: str
     #: The child's name (``""`` when the implementation does not say).
     stack_name: str = ""
+    #: When the child's state last changed, in epoch seconds (``None``: not known); once
+    #: settled, when its latest operation ended.
+    changed_at: float | None = None
 
     @property
     def settled(self) -> bool:
@@ -188,6 +191,24 @@ class NestedPolicies(Protocol):
     ) -> Mapping[str, Mapping[str, Any]]:
         """The child's resource definitions as its current template writes them, in template
         order."""
+        ...
+
+
+@runtime_checkable
+class PeerSignals(Protocol):
+    """Optional: signalling another resource of the same stack, which services may offer (a
+    scaling policy resizes its group by signalling it, as Heat's policy adjusts its group)."""
+
+    def signal_peer(
+        self, ctx: ResourceContext, reference_id: str, data: Mapping[str, Any] | None
+    ) -> str:
+        """Signal the resource of ``ctx.stack`` whose reference id (else name) is
+        ``reference_id`` and wait until it handled the signal; its name.
+
+        Raises:
+            NotFound: the stack has no such resource.
+            InvalidSignal: it takes no signals now, or refused ``data``.
+        """
         ...
 
 
