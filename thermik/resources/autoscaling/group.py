@@ -15,8 +15,10 @@ A group is resized by a signal (what :class:`~thermik.resources.autoscaling.poli
 sends, or anyone with the right to signal the group) whose data is an adjustment:
 ``{"adjustment": 2, "adjustment_type": "change_in_capacity", "min_adjustment_step": null,
 "cooldown": null}``. Whether it resizes, and to what, is :func:`.capacity.decide`'s answer;
-the resize itself is one update of the child stack, which the signal starts (it does not wait
-for it: the group's own state does not change, as in Heat).
+the resize itself is one update of the child stack, which the signal starts and waits for (as
+Heat's resize does; a signal arriving meanwhile is skipped: the group is scaling). The group's
+own state does not change; its stored attributes are resolved again once the signal is handled
+(``signal_refreshes_attributes``), so the stack's outputs show the new members.
 """
 
 from __future__ import annotations
