@@ -9,11 +9,13 @@ from __future__ import annotations
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
 from heatclient import client as heat_client
 
+from tests.e2e.api_process import ApiProcess
 from tests.e2e.support import outputs_of, settled
 
 DEADLINE = 60.0
@@ -187,3 +189,26 @@ def test_rolling_update_replaces_members_in_batches(heat: Any) -> None:
     # One child update scaled to 6; then 6 old members became 3 new ones 2 at a time (the
     # first batch also dropped the 3 members beyond the new size): more child updates.
     assert len(started) >= 3, started
+
+
+def test_thermik_api_serves_the_alarm_url_and_the_signal_url(tmp_path: Path) -> None:
+    """``thermik-api`` (the console script) serves the policy's URLs on its own listener."""
+    config = tmp_path / "thermik.conf"
+    config.write_text(
+        f"[DEFAULT]\nstate_dir = {tmp_path / 'state'}\n[api]\nauth_strategy = noauth\n",
+        encoding="utf-8",
+    )
+    api = ApiProcess(config)
+    try:
+        heat = heat_client.Client("1", endpoint=f"{api.root}/v1/t1", token="t")
+        stack_id = create(heat, "served", template())
+        outputs = outputs_of(heat.stacks.get(stack_id))
+        assert outputs["up_url"].startswith(f"{api.root}/delivery/v1/resource-signal/")
+        assert post(outputs["up_url"]) == 200
+        assert len(scaled_to(heat, stack_id, 6)) == 6
+        signal_url = heat.resources.get(stack_id, "down").attributes["signal_url"]
+        assert signal_url == (f"{api.root}/v1/t1/stacks/served/{stack_id}/resources/down/signal")
+        assert post(signal_url) == 200  # the REST API's signal (noauth here)
+        assert len(scaled_to(heat, stack_id, 2)) == 2
+    finally:
+        api.close()
