@@ -212,3 +212,35 @@ def test_thermik_api_serves_the_alarm_url_and_the_signal_url(tmp_path: Path) -> 
         assert len(scaled_to(heat, stack_id, 2)) == 2
     finally:
         api.close()
+
+
+MEMBER = """
+heat_template_version: 2018-08-31
+parameters:
+  colour: {type: string}
+resources:
+  word: {type: OS::Heat::RandomString, properties: {length: 6}}
+outputs:
+  label: {value: {list_join: ['-', [{get_param: colour}, {get_attr: [word, value]}]]}}
+"""
+
+
+def test_template_resource_members_scale_and_show_their_outputs(heat: Any) -> None:
+    body = template()
+    body["resources"]["group"]["properties"]["resource"] = {
+        "type": "member.yaml",
+        "properties": {"colour": "red"},
+    }
+    body["outputs"]["labels"] = {"value": {"get_attr": ["group", "outputs_list", "label"]}}
+    stack_id = str(
+        heat.stacks.create(stack_name="members", template=body, files={"member.yaml": MEMBER})[
+            "stack"
+        ]["id"]
+    )
+    assert settled(heat, stack_id).stack_status == "CREATE_COMPLETE"
+    assert len(outputs_of(heat.stacks.get(stack_id))["labels"]) == 3
+    heat.resources.signal(stack_id, "up")
+    assert len(scaled_to(heat, stack_id, 6)) == 6
+    labels = outputs_of(heat.stacks.get(stack_id))["labels"]
+    assert len(set(labels)) == 6
+    assert all(label.startswith("red-") and len(label) == 10 for label in labels)

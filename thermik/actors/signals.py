@@ -21,7 +21,8 @@ from thermik.errors import InvalidSignal, PluginError, ThermikError
 from thermik.persistence.resource_values import Resource
 from thermik.persistence.store import Store
 from thermik.resources.context import StackIdentity
-from thermik.resources.plugin import Operation
+from thermik.resources.nested_stack import NestedStackResource
+from thermik.resources.plugin import Operation, ResourcePlugin
 
 if TYPE_CHECKING:
     from thermik.actors.node_state import Port
@@ -59,6 +60,16 @@ def _refresh_attributes(call: steps.Call, store: Store, row_id: int) -> None:
     store.store_resource_attributes(row_id, values)
 
 
+def _with_files(
+    store: Store, plugin_cls: type[ResourcePlugin], row: Resource
+) -> type[ResourcePlugin]:
+    """A nested-stack type bound to the files of its version's template (a group resized by
+    a signal gives them to its child, as its create did)."""
+    if not issubclass(plugin_cls, NestedStackResource) or row.current_template_id is None:
+        return plugin_cls
+    return plugin_cls.bind_files(store.get_raw_template(row.current_template_id).files)
+
+
 class SignalWork:
     """One signal being handled by a resource actor."""
 
@@ -87,7 +98,7 @@ class SignalWork:
             raise InvalidSignal(
                 f"Signal resource during {row.action} is not supported.", resource=row.name
             )
-        plugin_cls = node_rules.stored_plugin(self.services, None, row)
+        plugin_cls = _with_files(store, node_rules.stored_plugin(self.services, None, row), row)
         if not plugin_cls.takes_signals:
             raise InvalidSignal(
                 f"Resource {row.name} ({row.resource_type}) does not take signals",
