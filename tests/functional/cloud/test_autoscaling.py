@@ -18,6 +18,7 @@ from tests.functional.cloud.engine import CloudEngine
 from tests.functional.cloud.leftovers import leftovers
 from tests.functional.cloud.nova_net import server_network
 from thermik.api.boundary import StackIdentity
+from thermik.persistence.resource_values import EventQuery
 
 pytestmark = pytest.mark.functional
 
@@ -29,19 +30,24 @@ parameters:
   image: {type: string}
   flavor: {type: string}
   network: {type: string}
+  desired: {type: number, default: 3}
+  script: {type: string, default: "#!/bin/sh\necho v1\n"}
 resources:
   group:
     type: OS::Heat::AutoScalingGroup
     properties:
       min_size: 1
       max_size: 8
-      desired_capacity: 3
+      desired_capacity: {get_param: desired}
+      rolling_updates: {max_batch_size: 1, min_in_service: 1}
       resource:
         type: OS::Nova::Server
         properties:
           image: {get_param: image}
           flavor: {get_param: flavor}
           networks: [{network: {get_param: network}}]
+          user_data_format: RAW
+          user_data: {get_param: script}
   up:
     type: OS::Heat::ScalingPolicy
     properties:
@@ -73,6 +79,13 @@ def post(url: str) -> None:
 def active_servers(env: CloudEnv, ids: list[str]) -> list[str]:
     conn = env.connect()
     return [s.id for s in conn.compute.servers() if s.id in ids and s.status == "ACTIVE"]
+
+
+def rolling_batches(engine: CloudEngine, child: str) -> int:
+    """How many updates of the group's child ran after its resizes (one per batch)."""
+    events = engine.engine.store.list_events(EventQuery(child))
+    started = [e for e in events if e.resource_status_reason == "Stack UPDATE started"]
+    return len(started) - 2  # the two resizes
 
 
 def child_id(engine: CloudEngine, stack: StackIdentity) -> str:
@@ -120,10 +133,24 @@ def test_servers_scale_3_to_6_to_2_by_signed_urls(
         assert kept["size"] == 2
         assert kept["servers"] == outputs["servers"][:2], "the newest servers went first"
         assert len(active_servers(cloud_env, outputs["servers"])) == 2
+
+        # A new user_data replaces the servers, one at a time, one always in service.
+        started = time.monotonic()
+        cloud_engine.update(stack, desired=2, script="#!/bin/sh\necho v2\n")
+        view = cloud_engine.wait(stack)
+        assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
+        rolled = time.monotonic() - started
+        replaced = cloud_engine.outputs(stack)["servers"]
+        assert len(replaced) == 2
+        assert not set(replaced) & set(outputs["servers"])
+        assert len(active_servers(cloud_env, replaced)) == 2
+        assert rolling_batches(cloud_engine, members) >= 2
         print(
             f"\nautoscaling on loopback Nova: create 3 servers {created:.1f} s, "
-            f"3 -> 6 by alarm_url {grown:.1f} s, 6 -> 2 by alarm_url {shrunk:.1f} s"
+            f"3 -> 6 by alarm_url {grown:.1f} s, 6 -> 2 by alarm_url {shrunk:.1f} s, "
+            f"rolling replacement of 2 (batches of 1) {rolled:.1f} s"
         )
+        outputs = {"servers": [*outputs["servers"], *replaced]}
 
         view = cloud_engine.delete(stack)
         assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
