@@ -6,6 +6,7 @@ python-heatclient (the API's resource signal) and POSTed without credentials to 
 
 from __future__ import annotations
 
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -21,8 +22,11 @@ from tests.e2e.support import outputs_of, settled
 DEADLINE = 60.0
 
 
-def template(*, up_cooldown: int = 0, batch: int = 1, length: int = 8) -> dict[str, Any]:
-    """A group of 3 (1..10) random strings, a +3 policy and an exactly-2 policy."""
+def template(
+    *, up_cooldown: int = 0, batch: int = 1, length: int = 8, member: Any = None
+) -> dict[str, Any]:
+    """A group of 3 (1..10) random strings (or ``member``s), a +3 policy and an exactly-2
+    policy."""
     return {
         "heat_template_version": "2018-08-31",
         "resources": {
@@ -32,10 +36,8 @@ def template(*, up_cooldown: int = 0, batch: int = 1, length: int = 8) -> dict[s
                     "min_size": 1,
                     "max_size": 10,
                     "desired_capacity": 3,
-                    "resource": {
-                        "type": "OS::Heat::RandomString",
-                        "properties": {"length": length},
-                    },
+                    "resource": member
+                    or {"type": "OS::Heat::RandomString", "properties": {"length": length}},
                     "rolling_updates": {"max_batch_size": batch, "min_in_service": 1},
                 },
             },
@@ -244,3 +246,25 @@ def test_template_resource_members_scale_and_show_their_outputs(heat: Any) -> No
     labels = outputs_of(heat.stacks.get(stack_id))["labels"]
     assert len(set(labels)) == 6
     assert all(label.startswith("red-") and len(label) == 10 for label in labels)
+
+
+def test_a_signal_while_the_group_resizes_is_skipped(heat: Any) -> None:
+    slow = {"type": "OS::Heat::TestResource", "properties": {"action_wait_secs": {"create": 2}}}
+    body = template(member=slow)
+    del body["outputs"]["values"], body["outputs"]["by_name"]
+    stack_id = create(heat, "busy", body)
+    child = heat.resources.get(stack_id, "group").physical_resource_id
+    growing = threading.Thread(target=heat.resources.signal, args=(stack_id, "up"))
+    growing.start()
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while heat.stacks.get(child).stack_status != "UPDATE_IN_PROGRESS":
+            assert time.monotonic() < deadline, "the resize never started"
+            time.sleep(0.05)
+        heat.resources.signal(stack_id, "down")  # answered at once: the group is scaling
+        assert heat.stacks.get(child).stack_status == "UPDATE_IN_PROGRESS"
+    finally:
+        growing.join(timeout=DEADLINE)
+    assert len(scaled_to(heat, stack_id, 6)) == 6
+    events = heat.events.list(stack_id, resource_name="down")
+    assert any("already scaling" in (e.resource_status_reason or "") for e in events)

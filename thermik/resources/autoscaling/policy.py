@@ -24,7 +24,7 @@ from thermik.resources.autoscaling.capacity import (
 )
 from thermik.resources.constraints import AllowedValues, Range
 from thermik.resources.context import ResourceContext, ValidationContext, physical_resource_name
-from thermik.resources.nested_services import PeerSignals
+from thermik.resources.nested_services import NestedStackServices, PeerSignals
 from thermik.resources.plugin import NeedsReplacement, Progress, Props, ResourcePlugin
 from thermik.resources.schema import (
     AttributeSchema,
@@ -50,6 +50,17 @@ def alarm_state(details: Mapping[str, Any] | None) -> str:
         return "alarm"
     state = details.get("current", details.get("state", "alarm"))
     return str(state).lower()
+
+
+def _resizing(ctx: ResourceContext, services: object, group_id: str) -> bool:
+    """Whether the group's members (its child stack, whose id is the group's reference id)
+    are being changed now (only a group of the policy's own stack is looked at)."""
+    if not isinstance(services, NestedStackServices) or ctx.peer_data(group_id) is None:
+        return False
+    try:
+        return not services.state(ctx, group_id).settled
+    except NotFound:
+        return False
 
 
 class ScalingPolicy(ResourcePlugin):
@@ -127,6 +138,10 @@ class ScalingPolicy(ResourcePlugin):
                 "this engine cannot signal a scaling group", resource=ctx.resource_name
             )
         group_id = props["auto_scaling_group_id"]
+        if _resizing(ctx, services, group_id):
+            # Signals to one resource run one at a time: sent on, this one would wait for the
+            # running resize and then apply, where Heat skips it.
+            return f"alarm state {alarm_state(data)}: no scaling: the group is already scaling"
         adjustment = {
             "adjustment": props["scaling_adjustment"],
             "adjustment_type": props["adjustment_type"],
