@@ -268,3 +268,12 @@ def test_a_signal_while_the_group_resizes_is_skipped(heat: Any) -> None:
     assert len(scaled_to(heat, stack_id, 6)) == 6
     events = heat.events.list(stack_id, resource_name="down")
     assert any("already scaling" in (e.resource_status_reason or "") for e in events)
+
+
+def test_the_groups_cooldown_counts_from_its_create(heat: Any) -> None:
+    body = template()
+    body["resources"]["group"]["properties"]["cooldown"] = 3600
+    stack_id = create(heat, "fresh", body)
+    heat.resources.signal(stack_id, "down")
+    assert len(members(heat, stack_id)) == 3
+    assert any("in cooldown (3600 s)" in reason for reason in group_reasons(heat, stack_id))

@@ -16,7 +16,6 @@ and timeout, and has rollback disabled (the parent decides).
 from __future__ import annotations
 
 import copy
-import dataclasses
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC
@@ -210,13 +209,13 @@ class NestedStacks:
     def state(self, ctx: ResourceContext, stack_id: str) -> NestedState:
         """See :meth:`NestedStackServices.state`."""
         child = self.store.get_stack(stack_id, show_deleted=True)
-        state = NestedState(child.id, child.action, child.status, child.status_reason, child.name)
-        if not state.settled:
-            return state
-        return dataclasses.replace(state, changed_at=self._ended_at(child))
+        return NestedState(child.id, child.action, child.status, child.status_reason, child.name)
 
-    def _ended_at(self, child: Stack) -> float | None:
-        """When the child's latest operation ended: its latest stack event."""
+    def ended_at(self, ctx: ResourceContext, stack_id: str) -> float | None:
+        """See :meth:`NestedTimes.ended_at`: the child's latest stack event."""
+        child = self.store.get_stack(stack_id, show_deleted=True)
+        if child.status == "IN_PROGRESS":
+            return None
         query = EventQuery(child.id, limit=1, sort_dir="desc", resource_name=child.name)
         events = self.store.list_events(query)
         if not events:

@@ -59,9 +59,6 @@ class NestedState:
     reason: str
     #: The child's name (``""`` when the implementation does not say).
     stack_name: str = ""
-    #: When the child's state last changed, in epoch seconds (``None``: not known); once
-    #: settled, when its latest operation ended.
-    changed_at: float | None = None
 
     @property
     def settled(self) -> bool:
@@ -191,6 +188,17 @@ class NestedPolicies(Protocol):
     ) -> Mapping[str, Mapping[str, Any]]:
         """The child's resource definitions as its current template writes them, in template
         order."""
+        ...
+
+
+@runtime_checkable
+class NestedTimes(Protocol):
+    """Optional: when a child's operation ended, which services may offer (a scaling group's
+    cooldown counts from the end of its latest resize)."""
+
+    def ended_at(self, ctx: ResourceContext, stack_id: str) -> float | None:
+        """When the child's latest operation ended, in epoch seconds (``None``: it runs, or
+        not known)."""
         ...
 
 

@@ -48,6 +48,7 @@ from thermik.resources.nested_services import (
     NestedPolicies,
     NestedState,
     NestedTemplate,
+    NestedTimes,
     child_stack_id,
     nested_services,
 )
@@ -324,7 +325,7 @@ class AutoScalingGroup(BatchedGroup):
             bounds(props),
             group_cooldown=float(props.get("cooldown") or 0),
             now=ctx.clock.now(),
-            last=self._last(ctx, state.changed_at if state.settled else None),
+            last=self._last(ctx, stack_id),
             scaling=not state.settled,
         )
         if decision.capacity is None:
@@ -364,13 +365,17 @@ class AutoScalingGroup(BatchedGroup):
             ctx.data.set(SCALING_KEY, json.dumps(record))
 
     @staticmethod
-    def _last(ctx: ResourceContext, child_ended_at: float | None) -> LastScaling | None:
-        """The latest resize: its end as recorded, else as the child's events say."""
+    def _last(ctx: ResourceContext, stack_id: str) -> LastScaling | None:
+        """The latest resize (or create, or update): its end as recorded, else as the child
+        says."""
         stored = ctx.data.get(SCALING_KEY)
         if stored is None:
             return None
         record = json.loads(stored)
-        ended = record.get("ended_at", child_ended_at)
+        ended = record.get("ended_at")
+        services = nested_services(ctx)
+        if ended is None and isinstance(services, NestedTimes):
+            ended = services.ended_at(ctx, stack_id)
         return LastScaling(
             float(record["started_at"]),
             float(record["cooldown"]),
