@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from thermik.errors import InvalidSignal
-from thermik.resources.autoscaling.capacity import Adjustment
-from thermik.resources.autoscaling.group import AutoScalingGroup, adjustment_of, member
+from thermik.resources.autoscaling.capacity import Adjustment, adjustment_of
+from thermik.resources.autoscaling.group import AutoScalingGroup, member
 
 PROPS: dict[str, Any] = {
     "min_size": 1,

@@ -1,5 +1,6 @@
 """What a scaling adjustment does to a group: Heat's capacity and cooldown rules, pure.
 
+- :func:`adjustment_of`: the :class:`Adjustment` a scaling signal's data asks for.
 - :func:`new_capacity`: the group's size after an adjustment (``change_in_capacity``,
   ``exact_capacity`` or ``percent_change_in_capacity`` with ``min_adjustment_step``), kept
   within ``min_size`` .. ``max_size``. A percentage below one member rounds away from zero
@@ -16,7 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
+
+from thermik.errors import InvalidSignal
 
 EXACT_CAPACITY: Final = "exact_capacity"
 CHANGE_IN_CAPACITY: Final = "change_in_capacity"
@@ -68,6 +72,36 @@ class Decision:
     reason: str
     #: The cooldown that starts when this resize ends (recorded with it).
     cooldown: float = 0.0
+
+
+def adjustment_of(data: Mapping[str, Any] | None) -> Adjustment:
+    """The adjustment a signal to the group asks for.
+
+    Raises:
+        InvalidSignal: the data is not an adjustment (the message names the field).
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidSignal("a scaling signal carries a map with an 'adjustment'")
+    value = data.get("adjustment")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidSignal(f"a scaling signal's 'adjustment' must be a number, not {value!r}")
+    kind = data.get("adjustment_type") or "change_in_capacity"
+    kind = CFN_TYPES.get(kind, kind) if isinstance(kind, str) else kind
+    if kind not in ADJUSTMENT_TYPES:
+        raise InvalidSignal(
+            f"a scaling signal's 'adjustment_type' must be one of {', '.join(ADJUSTMENT_TYPES)},"
+            f" not {kind!r}"
+        )
+    step, cooldown = data.get("min_adjustment_step"), data.get("cooldown")
+    for name, item in (("min_adjustment_step", step), ("cooldown", cooldown)):
+        if item is not None and (isinstance(item, bool) or not isinstance(item, int | float)):
+            raise InvalidSignal(f"a scaling signal's {name!r} must be a number, not {item!r}")
+    return Adjustment(
+        float(value),
+        kind,
+        None if step is None else int(step),
+        None if cooldown is None else float(cooldown),
+    )
 
 
 def _rounded(delta: float) -> int:

@@ -28,15 +28,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
-from thermik.errors import InvalidSignal, PropertyError
-from thermik.resources.autoscaling.capacity import (
-    ADJUSTMENT_TYPES,
-    CFN_TYPES,
-    Adjustment,
-    Bounds,
-    LastScaling,
-    decide,
-)
+from thermik.errors import PropertyError
+from thermik.resources.autoscaling.capacity import Bounds, LastScaling, adjustment_of, decide
 from thermik.resources.batched_group import ROLLING_UPDATE, BatchedGroup, Target, normalised
 from thermik.resources.constraints import Range
 from thermik.resources.context import ResourceContext, ValidationContext
@@ -119,36 +112,6 @@ def initial_capacity(props: Props) -> int:
 def bounds(props: Props) -> Bounds:
     """The group's ``min_size`` and ``max_size``."""
     return Bounds(int(props["min_size"]), int(props["max_size"]))
-
-
-def adjustment_of(data: Mapping[str, Any] | None) -> Adjustment:
-    """The adjustment a signal to the group asks for.
-
-    Raises:
-        InvalidSignal: the data is not an adjustment (the message names the field).
-    """
-    if not isinstance(data, Mapping):
-        raise InvalidSignal("a scaling signal carries a map with an 'adjustment'")
-    value = data.get("adjustment")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidSignal(f"a scaling signal's 'adjustment' must be a number, not {value!r}")
-    kind = data.get("adjustment_type") or "change_in_capacity"
-    kind = CFN_TYPES.get(kind, kind) if isinstance(kind, str) else kind
-    if kind not in ADJUSTMENT_TYPES:
-        raise InvalidSignal(
-            f"a scaling signal's 'adjustment_type' must be one of {', '.join(ADJUSTMENT_TYPES)},"
-            f" not {kind!r}"
-        )
-    step, cooldown = data.get("min_adjustment_step"), data.get("cooldown")
-    for name, item in (("min_adjustment_step", step), ("cooldown", cooldown)):
-        if item is not None and (isinstance(item, bool) or not isinstance(item, int | float)):
-            raise InvalidSignal(f"a scaling signal's {name!r} must be a number, not {item!r}")
-    return Adjustment(
-        float(value),
-        kind,
-        None if step is None else int(step),
-        None if cooldown is None else float(cooldown),
-    )
 
 
 class AutoScalingGroup(BatchedGroup):
