@@ -60,6 +60,9 @@ from thermik.resources.schema import (
 CAPACITY_KEY: Final = "capacity"
 #: Seconds between two looks at a resizing child.
 _RESIZE_POLL: Final = 0.25
+#: Most seconds a signal waits for a resize: its sender (the REST API, a policy) waits five
+#: minutes for the answer. A longer resize goes on; its members show from the next update.
+_LONGEST_WAIT: Final = 240.0
 SCALING_KEY: Final = "last_scaling"
 OUTPUTS, OUTPUTS_LIST, CURRENT_SIZE = "outputs", "outputs_list", "current_size"
 
@@ -297,6 +300,8 @@ class AutoScalingGroup(BatchedGroup):
         nested = NestedTemplate(self.template(props, decision.capacity), files=self.parent_files)
         self.start_update(ctx, stack_id, nested)
         ended = self._wait(ctx, stack_id)
+        if not ended.settled:
+            return f"{decision.reason} (still running)"
         self._ended(ctx)
         if ended.status != COMPLETE:
             return f"{decision.reason} failed: {ended.reason}"
@@ -304,11 +309,11 @@ class AutoScalingGroup(BatchedGroup):
 
     @staticmethod
     def _wait(ctx: ResourceContext, stack_id: str) -> NestedState:
-        """Wait for the child's resize to end (Heat's resize waits too), up to the stack's
-        timeout; its state then."""
+        """Wait for the child's resize to end (Heat's resize waits too), within the stack's
+        timeout and the time a signal's sender waits for its answer; its state then."""
         services = nested_services(ctx)
         timeout = services.stack_timeout(ctx) if isinstance(services, NestedPolicies) else 3600
-        deadline = ctx.clock.now() + timeout
+        deadline = ctx.clock.now() + min(timeout, _LONGEST_WAIT)
         while True:
             state = services.state(ctx, stack_id)
             if state.settled or ctx.clock.now() >= deadline:
