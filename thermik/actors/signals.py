@@ -132,7 +132,8 @@ class SignalWork:
         else:
             reason = outcome.reason if isinstance(outcome, _Outcome) else None
             self._record(reason or "Signal received")
-            self.request.answer.set_result(reason or "Signal received")
+            if not self.request.answer.done():  # refused already if the engine is stopping
+                self.request.answer.set_result(reason or "Signal received")
             self.port.finished(self.job)
 
     def on_timer(self, grace: bool) -> None:
@@ -146,5 +147,6 @@ class SignalWork:
 
     def fail(self, error: BaseException) -> None:
         """Answer the caller with ``error``; nothing was stored."""
-        self.request.answer.set_exception(error)
+        if not self.request.answer.done():
+            self.request.answer.set_exception(error)
         self.port.finished(self.job)
