@@ -16,9 +16,11 @@ boundary (API, CLI, actor) is a bug. The tree::
     │   │   ├── ResourceTypeNotFound        no plugin or registry mapping for a type
     │   │   └── PropertyError               a resource property fails its schema
     │   ├── InvalidSignal                   malformed, oversized or unexpected signal data
+    │   │   └── InvalidBreakPointHook       ``unset_hook`` of a hook the resource is not at
     │   └── InvalidRequest                  a malformed API request body or query
     ├── Unauthorized                   401
     ├── Forbidden                      403  tenant isolation, wrong signature, expired URL
+    │   └── DelegationRefused               Keystone refused the caller's trust for the stack
     ├── NotFound                       404  StackNotFound, ResourceNotFound, ...
     ├── Conflict                       409  a compare-and-swap lost, or an action is illegal now
     │   ├── TraversalConflict               the stack's current traversal moved on
@@ -37,6 +39,8 @@ boundary (API, CLI, actor) is a bug. The tree::
     │       ├── CloudUnavailable            unreachable, timed out, 5xx or 429 (retried)
     │       ├── CloudQuotaExceeded          over a quota of the project
     │       └── CloudFault                  any other refusal or failure (400, 401, 403, ...)
+    ├── EngineStopping                 503  the engine is stopping
+    ├── EngineUnavailable              503  service mode: no engine answered over RPC in time
     ├── StoreError                     503  the database cannot be used
     │   ├── DatabaseUnavailable             unreachable, wrong credentials, locked file
     │   ├── SchemaNotMigrated               run ``thermik-manage db sync``
@@ -180,10 +184,38 @@ class PropertyError(TemplateError):
     """A resource property fails its schema."""
 
 
+class PropertyValueError(PropertyError):
+    """A resource property's value cannot be worked out (a function in it fails): said as
+    Heat says it, ``Property error: resources.<name>.properties.<property>: <why>``."""
+
+    def __str__(self) -> str:
+        return f"Property error: {format_path(self.path)}: {self.message}"
+
+    def preview_text(self) -> str:
+        """The error as Heat's stack preview words it (each part once more behind a colon)."""
+        return f"Property error: : {format_path(self.path)}: : {self.message}"
+
+
+class AttributeValueError(InvalidInput):
+    """A resource attribute cannot be worked out (a template resource's output failed): the
+    attribute is stored as failed, and reading it fails with this message, as Heat's
+    ``Error in <resource> output <attribute>: <why>`` (no path: it is the whole message)."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class InvalidSignal(InvalidInput):
     """Signal data is malformed, oversized, or the resource takes no signals."""
 
     heat_type = "ResourceFailure"
+
+
+class InvalidBreakPointHook(InvalidSignal):
+    """A signal ``{"unset_hook": ...}`` names no hook type, or one the resource does not
+    wait at."""
+
+    heat_type = "InvalidBreakPointHook"
 
 
 class InvalidRequest(InvalidInput):
@@ -204,6 +236,10 @@ class Forbidden(ThermikError):
 
     http_status = 403
     heat_type = "Forbidden"
+
+
+class DelegationRefused(Forbidden):
+    """Keystone refused to let the engine act for the caller later (a trust of their roles)."""
 
 
 class NotFound(ThermikError):
@@ -372,6 +408,14 @@ class CloudFault(CloudError):
 
 class EngineStopping(ThermikError):
     """The engine is stopping: the request reached it too late (the next engine may take it)."""
+
+    http_status = 503
+    retryable = True
+
+
+class EngineUnavailable(ThermikError):
+    """Service mode: the engine that drives the stack (or every engine) did not answer over
+    RPC in time; once a dead engine's lease expires, another engine resumes its stacks."""
 
     http_status = 503
     retryable = True

@@ -43,8 +43,11 @@ from thermik.persistence.values import NewStack, Stack, UserCreds
 from thermik.resources import Registry
 
 if TYPE_CHECKING:
+    from oslo_messaging import Transport
+
     from thermik.clients.access import CloudAccesses
     from thermik.resources.stack_users import StackUsers
+    from thermik.rpc.server import RpcServer
 
 LOG = logging.getLogger(__name__)
 
@@ -95,6 +98,8 @@ def open_engine_store(settings: Settings) -> Store:
 
 #: How the REST API serves the builtin backend's capability URLs (``/delivery/v1/...``).
 DeliveryHandler = Callable[[HttpRequest], HttpResponse]
+#: What is told each state a stack enters (see :class:`thermik.rpc.notifications.StackNotifier`).
+StackObserver = Callable[[Stack, State, str], None]
 
 
 @dataclasses.dataclass
@@ -246,12 +251,14 @@ def start_engine(
     serve_urls: bool = True,
     backend: DeliveryBackend | None = None,
     policy: DeliveryPolicy | None = None,
+    stack_observer: StackObserver | None = None,
 ) -> Engine:
     """Build the Store, the Registry, the delivery and the nested-stack services, start the
     runtime, attach the services to it, then resume interrupted stacks.
 
     ``serve_urls=False`` leaves serving the builtin backend's URLs to the REST API. Tests and
     benchmarks may hand in a ``backend`` (closed with the engine) and a delivery ``policy``.
+    ``stack_observer`` is told every state a stack enters (service mode's notifications).
     """
     store = open_engine_store(settings)
     deployments: DeploymentService | None = None
@@ -282,6 +289,7 @@ def start_engine(
             stack_users=stack_users,
             resume=False,
             budget=settings.limits.function_budget(),
+            stack_observer=stack_observer,
         )
     except BaseException:
         if deployments is not None:
@@ -370,3 +378,39 @@ def build_api_service(settings: Settings) -> tuple[Orchestrator, DeliveryHandler
     handler = getattr(engine.delivery, "serve", None)
     service = orchestrator_for(engine, settings)
     return service, handler if callable(handler) else None
+
+
+def serve_rpc(engine: Engine, transport: Transport, settings: Settings) -> RpcServer:
+    """Service mode: serve the engine's RPC API on ``transport`` (started; stop it before
+    closing the engine), on ``[rpc] topic`` and the engine's own server queue."""
+    from thermik.rpc.server import EngineEndpoint, RpcServer  # noqa: PLC0415
+
+    endpoint = EngineEndpoint(engine.runtime, engine.deployments)
+    server = RpcServer(transport, settings.rpc.topic, engine.runtime.engine_id, endpoint)
+    server.start()
+    return server
+
+
+def build_routed_service(settings: Settings, transport: Transport) -> Orchestrator:
+    """Service mode's orchestration service for ``thermik-api`` (``[api] engine = rpc``): no
+    engine here; every stack operation goes over ``transport`` to the engine driving the
+    stack; reads are served from the database. ``close()`` releases the transport and the
+    database."""
+    from thermik.rpc.client import EngineClient, RoutedDeployments, RoutedRuntime  # noqa: PLC0415
+
+    store = open_engine_store(settings)
+    try:
+        engines = EngineClient(transport, settings.rpc.topic, settings.rpc.call_timeout)
+        cloud = build_cloud(settings, store)
+        return Orchestrator(
+            store,
+            Registry.from_entry_points(),
+            RoutedRuntime(engines, store),
+            settings.limits,
+            servers=RoutedDeployments(engines),
+            clouds=None if cloud is None else request_clouds(cloud),
+            routed=True,
+        )
+    except BaseException:
+        store.close()
+        raise

@@ -5,7 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/realparts/lib.sh"
 state=$RP_STATE/swift
 rm -f "$RP_STATE/swift.env"
-for s in proxy-skewed proxy object container account; do
+for s in proxy-keystone proxy-skewed proxy object container account; do
     rp_stop "$state/run/$s.pid" "$state/etc/$s-server.conf"
 done
 if [ "${1:-}" = --purge ]; then

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -25,6 +26,8 @@ from urllib.parse import urlsplit
 import pytest
 from swiftclient import client as swift
 from swiftclient.utils import generate_temp_url
+
+from thermik.conf.settings import SwiftSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,6 +121,17 @@ class SwiftEnv:
             unavailable(f"swift at {env.auth_url} does not answer: {error}")
         return env
 
+    def delivery(self, container_prefix: str) -> SwiftSettings:
+        """Swift delivery settings in the AUTH_test account, under containers named with
+        ``container_prefix``."""
+        return SwiftSettings(
+            auth_url=self.auth_url,
+            auth_version="1",
+            username=self.user,
+            password=self.key,
+            container_prefix=container_prefix,
+        )
+
     def new_account(self) -> SwiftAccount:
         """A fresh ``AUTH_<random>`` account (made by the reseller admin) with a TempURL key."""
         admin_url, token = swift.get_auth(
@@ -175,6 +189,34 @@ class ZaqarEnv:
             "X-Project-ID": project,
             "Content-Type": "application/json",
         }
+
+
+@dataclasses.dataclass(frozen=True)
+class ZaqarKeystoneEnv:
+    """The loopback Zaqar behind the loopback cloud's Keystone (tools/zaqar-keystone-up.sh,
+    started once the cloud is up): a queue belongs to the project of the caller's token."""
+
+    url: str
+
+    @classmethod
+    def from_settings(cls) -> ZaqarKeystoneEnv:
+        key = "THERMIK_ZAQAR_KEYSTONE_URL"
+        env = cls(service_settings("zaqar", (key,), "tools/zaqar-keystone-up.sh")[key])
+        try:
+            status, _, _ = http("GET", f"{env.url}/v2/ping", headers=ZaqarEnv.headers("ping"))
+        except OSError as error:
+            unavailable(f"zaqar at {env.url} does not answer: {error}")
+        if status != 401:
+            unavailable(f"zaqar at {env.url} answers an anonymous /v2/ping with {status}")
+        return env
+
+    def queues(self, token: str, project_id: str) -> list[str]:
+        """The names of the queues of ``project_id``, as its user sees them."""
+        headers = {**ZaqarEnv.headers(project_id), "X-Auth-Token": token}
+        status, _, body = http("GET", f"{self.url}/v2/queues", headers=headers)
+        assert status in (200, 204), (status, body)
+        found = json.loads(body) if body else {}
+        return [str(q["name"]) for q in found.get("queues", [])]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -103,3 +103,16 @@ def test_only_the_client_layer_imports_openstacksdk() -> None:
         and any(forbidden(n, {"openstack"}) for n in imports_of(path))
     ]
     assert not offenders, offenders
+
+
+def test_only_the_rpc_layer_and_the_composition_root_import_oslo_messaging() -> None:
+    """Service mode's messaging stays in thermik/rpc, wired by thermik/cmd and service.py:
+    the orchestration service and the actors know only the runtime they are handed."""
+    allowed = ("thermik/rpc/", "thermik/cmd/", "thermik/service.py")
+    offenders = [
+        rel
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not (rel := str(path.relative_to(PACKAGE.parent))).startswith(allowed)
+        and any(forbidden(n, {"oslo_messaging", "thermik.rpc"}) for n in imports_of(path))
+    ]
+    assert not offenders, offenders

@@ -18,7 +18,7 @@ from thermik.actors.stored import current_versions
 from thermik.persistence.resource_values import DataWrite
 from thermik.persistence.store import Store
 from thermik.resources.cloud_access import CloudAccess
-from thermik.resources.context import StackIdentity
+from thermik.resources.context import DELETE_POLICY, StackIdentity
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.software_services import SoftwareDeploymentServices
 from thermik.resources.stack_users import StackUserServices
@@ -127,6 +127,7 @@ class StoreContext:
         nested: NestedStackServices | None = None,
         cloud: Callable[[], CloudAccess | None] = lambda: None,
         stack_users: StackUserServices | None = None,
+        deletion_policy: str = DELETE_POLICY,
     ) -> None:
         self._store = store
         self._stack = stack
@@ -142,6 +143,8 @@ class StoreContext:
         self._nested = nested
         self._cloud = cloud
         self._stack_users = stack_users
+        #: The deletion policy of the version, in a delete (``Delete`` in other actions).
+        self.deletion_policy = deletion_policy
         #: Whether the plugin changed the physical id since the context was made.
         self.physical_id_changed = False
 

@@ -24,6 +24,7 @@ from typing import Any
 from thermik.actors import node_rules, rows, steps, suspension
 from thermik.actors.node_state import Waiting
 from thermik.actors.node_suspension import NodeSuspension
+from thermik.actors.retention import RETAIN
 from thermik.engine.messages import ResourceDone, StepFinished
 from thermik.engine.operations import NodeAction
 from thermik.engine.states import Action
@@ -74,6 +75,10 @@ class NodeWork(NodeSuspension):
     def _create(self, row: Resource) -> None:
         definition = node_rules.definition(self.plan)
         plugin_cls = node_rules.plugin_for(self.services, self.plan, self.name)
+        external_id = definition.resolve_external_id(self.name)
+        if external_id is not None:
+            self._adopt_external(row, plugin_cls, external_id)
+            return
         adopting = self.action is NodeAction.ADOPT
         changes = ResourceChanges(
             requires=node_rules.requires_during(row, self.check),
@@ -103,8 +108,39 @@ class NodeWork(NodeSuspension):
         else:
             self._submit(lambda: steps.start(call))
 
+    def _adopt_external(
+        self, row: Resource, plugin_cls: type[ResourcePlugin], external_id: str
+    ) -> None:
+        """Adopt the existing physical resource an ``external_id`` names instead of creating
+        one (its deletion policy is Retain: a delete leaves it too)."""
+        definition = node_rules.definition(self.plan)
+        changes = ResourceChanges(
+            requires=node_rules.requires_during(row, self.check),
+            resource_type=definition.resources[self.name].type,
+        )
+        try:
+            props = node_rules.resolve(self.store, self.plan, self.check, plugin_cls)
+        except ThermikError as error:
+            if self._lock(Action.ADOPT, changes):
+                self.fail(error)
+            return
+        if not self._lock(Action.ADOPT, changes, properties=props):
+            return
+        call = self._call(plugin_cls(), props, Operation.CHECK, never_created=True)
+        self._submit(lambda: node_rules.adopt_external(call, external_id))
+
     def _update(self, row: Resource) -> None:
         plugin_cls = node_rules.plugin_for(self.services, self.plan, self.name)
+        old_external, external = node_rules.external_ids(self.plan, row)
+        if old_external != external:
+            self.fail(node_rules.external_id_changed(row, self.plan))
+            return
+        if external is not None:
+            # As Heat: an external resource is never updated; it converges as it is.
+            props = self.plan.properties_of(self.store, row) or {}
+            done = self._call(plugin_cls(), props, Operation.UPDATE)
+            self._submit(lambda: steps.attribute_values(done))
+            return
         why = node_rules.replacement_needed(self.services, row, plugin_cls, self.plan)
         if why is not None:
             self._replace(why)
@@ -116,16 +152,19 @@ class NodeWork(NodeSuspension):
                 self.fail(error)
             return
         self.old_props = old = self.plan.properties_of(self.store, row) or {}
+        force = node_rules.restores_replaced(self.check, row) or node_rules.depends_on_changed(
+            self.plan, row
+        )
         if plugin_cls.store_only:
             self.previous = row
             changes = ResourceChanges(requires=node_rules.requires_during(row, self.check))
             ahead = rows.Ahead(Action.UPDATE, changes, props)
             call = self._call(plugin_cls(), props, Operation.UPDATE, ahead=True)
             here = plugin_cls.runs_inline(props)
-            self._run_ahead(ahead, lambda: steps.update_ahead(call, old), here=here)
+            self._run_ahead(ahead, lambda: steps.update_ahead(call, old, force=force), here=here)
             return
         call = self._call(plugin_cls(), props, Operation.UPDATE)
-        self._submit(lambda: steps.plan(call, old))
+        self._submit(lambda: steps.plan(call, old, force=force))
 
     def _delete(self, row: Resource) -> None:
         if row.action == Action.INIT.value:
@@ -135,11 +174,8 @@ class NodeWork(NodeSuspension):
             return
         plugin_cls = node_rules.stored_plugin(self.services, self.plan, row)
         props = node_rules.stored_props(self.store, self.plan, row, plugin_cls)
-        if (
-            plugin_cls.store_only
-            and props is not None
-            and not node_rules.retained(self.services, self.plan, row)
-        ):
+        policy = node_rules.deletion_policy(self.services, self.plan, row)
+        if plugin_cls.store_only and props is not None and policy != RETAIN:
             call = self._call(plugin_cls(), props, Operation.DELETE, ahead=True)
             ahead = rows.Ahead(Action.DELETE, ResourceChanges())
             here = plugin_cls.runs_inline(props)
@@ -147,8 +183,8 @@ class NodeWork(NodeSuspension):
             return
         if not self._lock(Action.DELETE, ResourceChanges()):
             return
-        call = self._call(plugin_cls(), props or {}, Operation.DELETE)
-        if props is None or node_rules.retained(self.services, self.plan, row):
+        call = self._call(plugin_cls(), props or {}, Operation.DELETE, deletion_policy=policy)
+        if props is None or policy == RETAIN:
             self._complete(steps.Completed())
         else:
             self._submit(lambda: steps.start(call))

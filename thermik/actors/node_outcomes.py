@@ -74,6 +74,7 @@ class NodeOutcomes(NodeState):
             stored = {**result.attributes, REFERENCE_ID_KEY: result.reference_id}
         # The state the row is left in: the lock's action completed, or as it was.
         state = self._completed_state(row, ahead)
+        acted = ahead is not None or self.locked
         data = None if stored is None else self._node_data(row, state, result)
         # Recorded with the final state: the stack then dispatches what it enables at once.
         arrival = None if self.reported else self._arrival(data)
@@ -115,7 +116,8 @@ class NodeOutcomes(NodeState):
                 return
         if not self.reported:
             check = self.check
-            self._reply(ResourceDone(check.node, check.traversal_id, data, recorded=True))
+            done = ResourceDone(check.node, check.traversal_id, data, recorded=True, acted=acted)
+            self._reply(done)
         self._end()
 
     def _completed_state(self, row: Resource, ahead: rows.Ahead | None) -> State:

@@ -15,7 +15,7 @@ from typing import Any
 from thermik.actors import steps, suspension
 from thermik.actors.plan import TraversalPlan, plugin_class
 from thermik.actors.resolution import NodeResolution
-from thermik.actors.retention import RETAIN, read_retained
+from thermik.actors.retention import RETAIN, read_policies
 from thermik.actors.services import Services
 from thermik.actors.stored import split_attribute_key
 from thermik.engine.messages import CheckResource
@@ -25,12 +25,13 @@ from thermik.errors import ActionAborted, PluginError, ThermikError
 from thermik.persistence.resource_values import Resource, ResourceChanges
 from thermik.persistence.store import Store
 from thermik.persistence.values import KEEP, Keep
-from thermik.resources.context import StackIdentity
+from thermik.resources.context import DELETE_POLICY, StackIdentity
 from thermik.resources.net_constraints import PURE_CONSTRAINTS
 from thermik.resources.plugin import Operation, Props, ResourcePlugin
 from thermik.resources.schema import declared_secrets
 from thermik.resources.template_resource import TemplateResource
 from thermik.template import StackDefinition
+from thermik.template.definitions import ResourceDefinition
 from thermik.template.registry import is_template_name
 
 #: Node actions that observe or change a live resource without converging its definition.
@@ -190,20 +191,25 @@ def stored_props(
 
 def retained(services: Services, plan: TraversalPlan, row: Resource) -> bool:
     """Whether the version's own template says ``deletion_policy: Retain``."""
+    return deletion_policy(services, plan, row) == RETAIN
+
+
+def deletion_policy(services: Services, plan: TraversalPlan, row: Resource) -> str:
+    """The deletion policy the version's own template gives it (``Delete`` when unknown)."""
     template_id = row.current_template_id
     if template_id is None:
-        return False
+        return DELETE_POLICY
     if template_id == plan.template_id and plan.definition is not None:
         found = plan.definition.resources.get(row.name)
-        return found is not None and found.deletion_policy == RETAIN
+        return DELETE_POLICY if found is None else found.deletion_policy
     try:
-        names = services.retention.retained(
+        policies = services.retention.policies(
             template_id,
-            lambda: read_retained(services.store, template_id, plan.stack, services.budget),
+            lambda: read_policies(services.store, template_id, plan.stack, services.budget),
         )
     except ThermikError:
-        return False
-    return row.name in names
+        return DELETE_POLICY
+    return policies.get(row.name, DELETE_POLICY)
 
 
 def attribute_names(plugin: ResourcePlugin, referenced: Iterable[str] | None) -> list[str]:
@@ -235,6 +241,67 @@ def adopt(call: steps.Call, entry: Mapping[str, Any]) -> steps.Completed:
     for key, value in (entry.get("resource_data") or {}).items():
         call.ctx.data.set(str(key), value if isinstance(value, str) else json.dumps(value))
     return steps.attribute_values(call)
+
+
+def previous_definition(plan: TraversalPlan, row: Resource) -> ResourceDefinition | None:
+    """The resource as the template the version was last converged to defines it."""
+    try:
+        before = plan.definition_for(row.current_template_id)
+    except ThermikError:
+        return None
+    if before is None:
+        return None
+    return before.resources.get(row.name)
+
+
+def external_ids(plan: TraversalPlan, row: Resource) -> tuple[str | None, str | None]:
+    """The ``external_id`` the version was converged with, and the one of the template the
+    traversal converges to (``None`` where the resource is Thermik's own)."""
+    new = definition(plan).resolve_external_id(row.name)
+    old = None
+    if previous_definition(plan, row) is not None:
+        before = plan.definition_for(row.current_template_id)
+        try:
+            old = before.resolve_external_id(row.name) if before is not None else None
+        except ThermikError:
+            old = None
+    return old, new
+
+
+def restores_replaced(check: CheckResource, row: Resource) -> bool:
+    """Whether a rollback converges a version a failed replacement was to replace: as in
+    Heat's convergence engine, the original is then updated in place (``UPDATE_COMPLETE``,
+    same physical resource) even when nothing about it changed."""
+    return check.operation is Action.ROLLBACK and row.replaced_by is not None
+
+
+def depends_on_changed(plan: TraversalPlan, row: Resource) -> bool:
+    """Whether the resource's ``depends_on`` differs from the one it was converged with: as
+    in Heat, that alone updates it (in place, with no property changed)."""
+    before = previous_definition(plan, row)
+    if before is None or row.current_template_id == plan.template_id:
+        return False
+    return before.depends_on != definition(plan).resources[row.name].depends_on
+
+
+def external_id_changed(row: Resource, plan: TraversalPlan) -> PluginError:
+    """Heat's refusal of an update that changes (sets, or drops) a resource's external_id."""
+    kind = type_of(plan, row)
+    return PluginError(
+        f"Update to property external_id of {row.name} ({kind}) is not supported.",
+        resource=row.name,
+        kind="NotSupported",
+    )
+
+
+def adopt_external(call: steps.Call, external_id: str) -> steps.Pending | steps.Completed:
+    """Take over the existing physical resource ``external_id`` (an executor step), as Heat
+    does for a resource with an ``external_id``: the plugin creates nothing; one that can
+    check its resource checks that it is there (a cloud type fetches it)."""
+    call.ctx.set_physical_id(external_id)
+    if not type(call.plugin).checks():
+        return steps.attribute_values(call)
+    return steps.start(call)
 
 
 def restore_data(

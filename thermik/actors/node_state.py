@@ -22,6 +22,7 @@ from thermik.engine.messages import Event, RunNode
 from thermik.engine.states import RESOURCE, Action, State, Status, check_transition
 from thermik.errors import LockConflict
 from thermik.persistence.resource_values import Resource, ResourceChanges
+from thermik.resources.context import DELETE_POLICY
 from thermik.resources.plugin import Operation, Progress, Props, ResourcePlugin
 
 #: Backoff of polls the plugin gives no hint for, and of lock retries: first, factor, cap.
@@ -112,6 +113,7 @@ class NodeState(abc.ABC):
         *,
         never_created: bool = False,
         ahead: bool = False,
+        deletion_policy: str = DELETE_POLICY,
     ) -> steps.Call:
         row = self.row
         assert row is not None
@@ -130,6 +132,7 @@ class NodeState(abc.ABC):
             nested=self.services.nested,
             cloud=self.services.cloud_for(self.plan.root_id, self.plan.traversal_id),
             stack_users=self.services.stack_users,
+            deletion_policy=deletion_policy,
         )
         attributes = None
         if self.check.node.is_update:

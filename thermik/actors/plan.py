@@ -111,7 +111,8 @@ def plugin_class(
     files = definition.template.files
     if resolved.is_template:
         assert resolved.template is not None
-        return _template_class(resolved.template).bind_files(files)
+        defaulted = frozenset(definition.environment.parameter_defaults)
+        return _template_class(resolved.template, defaulted).bind_files(files)
     plugin = registry.get(resolved.implementation, resource=name)
     if issubclass(plugin, NestedStackResource):
         return plugin.bind_files(files)
@@ -119,9 +120,10 @@ def plugin_class(
 
 
 @functools.lru_cache(maxsize=256)
-def _template_class(text: str) -> type[TemplateResource]:
-    """The plugin class of the template resources of one template text (parsed once)."""
-    return TemplateResource.for_template(load_document(text), {})
+def _template_class(text: str, defaulted: frozenset[str]) -> type[TemplateResource]:
+    """The plugin class of the template resources of one template text (parsed once) in a
+    stack whose ``parameter_defaults`` name ``defaulted``."""
+    return TemplateResource.for_template(load_document(text), {}, defaulted)
 
 
 class DefinitionCache:

@@ -34,10 +34,17 @@ from thermik.actors.table import ActorTable
 from thermik.actors.threads import JobThreads
 from thermik.actors.timers import TimerHandle, TimerService
 from thermik.conf.settings import EngineSettings
-from thermik.engine.messages import CancelStack, ConvergeRequest, SignalReceived, SignalRequest
+from thermik.engine.messages import (
+    CancelStack,
+    ClearHook,
+    ConvergeRequest,
+    SignalReceived,
+    SignalRequest,
+)
 from thermik.engine.states import State
 from thermik.errors import (
     EngineStopping,
+    InvalidBreakPointHook,
     LeaseConflict,
     NotFound,
     ResourceNotFound,
@@ -93,6 +100,7 @@ class EngineRuntime:
         stack_users: StackUsers | None = None,
         resume: bool = True,
         budget: Budget | None = None,
+        stack_observer: Callable[[Stack, State, str], None] | None = None,
     ) -> EngineRuntime:
         """Start an engine on ``store``; it resumes stacks left behind by dead engines.
 
@@ -121,6 +129,8 @@ class EngineRuntime:
             budget: what evaluating a template's functions may build (the composition root
                 derives it from the limits; :class:`~thermik.template.budget.Budget`'s
                 defaults if ``None``).
+            stack_observer: told each state a stack enters (it must return at once):
+                service mode's notifications.
         """
         pace_collector()
         cpus = engine_cpus(settings.cpu_affinity)
@@ -139,6 +149,7 @@ class EngineRuntime:
             release_credentials=release_credentials,
             stack_users=stack_users,
             budget=Budget() if budget is None else budget,
+            stack_observer=stack_observer,
         )
         # A traversal runs up to max_concurrent_resources resource actors beside its stack
         # actor: their threads are started now rather than by the first big stack.
@@ -218,8 +229,12 @@ class EngineRuntime:
     def signal(self, stack_id: str, resource_name: str, data: Mapping[str, Any] | None) -> None:
         """Deliver a signal to a resource and wait until its plugin handled it.
 
+        A signal ``{"unset_hook": hook}`` clears the breakpoint hook the resource waits at
+        instead (Heat's ``stack hook clear``); it goes to the stack's actor.
+
         Raises:
             InvalidSignal: the resource takes no signals (now), or ``data`` is malformed.
+            InvalidBreakPointHook: the resource does not wait at that hook.
             ResourceNotFound: the stack has no such resource.
             StackNotFound: no such stack.
         """
@@ -234,11 +249,28 @@ class EngineRuntime:
                 resource=resource_name,
                 stack=stack.name,
             )
+        if data is not None and "unset_hook" in data:
+            self._clear_hook(stack_id, resource_name, str(data["unset_hook"]))
+            return
         answer: concurrent.futures.Future[str] = concurrent.futures.Future()
         details: Any = {} if data is None else data
         request = SignalRequest(SignalReceived(stack_id, resource_name, details), row.id, answer)
         self._services.resources.tell(row.id, request)
         answer.result(ANSWER_TIMEOUT)
+
+    def _clear_hook(self, stack_id: str, resource_name: str, hook: str) -> None:
+        """Clear the hook the resource waits at (the stack's traversal decides; a resource
+        of a stack with no traversal here waits at none)."""
+        if stack_id not in self._services.stacks:
+            raise InvalidBreakPointHook(
+                f'The "{hook}" hook is not defined on {resource_name}', resource=resource_name
+            )
+        try:
+            self._services.stacks.ask(stack_id, ClearHook(stack_id, resource_name, hook)).get(
+                timeout=ANSWER_TIMEOUT
+            )
+        except pykka.ActorDeadError:
+            raise EngineStopping(f"stack {stack_id}: the engine is stopping") from None
 
     def wake(self, stack_id: str, resource_name: str) -> None:
         """Let a resource whose action waits for something external (a deployment's signal)

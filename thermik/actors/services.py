@@ -17,8 +17,9 @@ from thermik.actors.template_types import PlainTemplates
 from thermik.actors.threads import JobThreads
 from thermik.actors.timers import TimerService
 from thermik.conf.settings import EngineSettings
+from thermik.engine.states import State
 from thermik.persistence.store import Store
-from thermik.persistence.values import UserCreds
+from thermik.persistence.values import Stack, UserCreds
 from thermik.resources.cloud_access import CloudAccess, CloudAccessProvider
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.registry import Registry
@@ -79,6 +80,9 @@ class Services:
     #: Which names each stored template retains on delete.
     retention: Retention = dataclasses.field(default_factory=Retention)
     plain: PlainTemplates = dataclasses.field(default_factory=PlainTemplates)
+    #: Told each state a stack enters, with its reason, after its event is stored (on the
+    #: stack actor's thread: it must return at once). Service mode's notifications.
+    stack_observer: Callable[[Stack, State, str], None] | None = None
 
     def __post_init__(self) -> None:
         # One draw from the OS per engine: seeding each resource's generator from the OS

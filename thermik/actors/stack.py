@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from thermik.actors import codec, creation, stack_changes
+from thermik.actors import codec, creation, hooks, stack_changes
 from thermik.actors.check_support import fully_checkable
 from thermik.actors.codec import TraversalRecord
 from thermik.actors.creation import CreateStack
@@ -36,6 +36,7 @@ from thermik.engine.messages import (
     CancelNode,
     CancelRequested,
     CancelStack,
+    ClearHook,
     CloseTraversal,
     Command,
     ConvergeRequest,
@@ -43,6 +44,7 @@ from thermik.engine.messages import (
     DispatchNode,
     Event,
     GraceExpired,
+    HookCleared,
     MarkStackComplete,
     PersistNodeResult,
     PersistStackState,
@@ -57,11 +59,13 @@ from thermik.engine.messages import (
     TimerKind,
     TraversalOptions,
 )
+from thermik.engine.operations import started_reason
 from thermik.engine.states import STACK, Action, State, Status, check_transition
 from thermik.engine.traversal import TraversalState
 from thermik.errors import (
     Conflict,
     Failure,
+    InvalidBreakPointHook,
     InvalidTransition,
     NotFound,
     ThermikError,
@@ -108,6 +112,8 @@ class StackActor(PooledActor):
                 return self._create(message)
             if isinstance(message, CancelStack):
                 return self._cancel(message)
+            if isinstance(message, ClearHook):
+                return self._clear_hook(message)
             if isinstance(message, ResumeStack):
                 return self._resume()
             self.feed(message, batch=True)
@@ -242,14 +248,24 @@ class StackActor(PooledActor):
             self._fail_unstarted(stack, record, error)
             return
         self.plans[traversal_id] = prepared.plan
-        options = self._options(stack, record, elapsed=0.0)
+        options = self._options(stack, record, prepared, definition, elapsed=0.0)
         self.feed(StartTraversal(traversal_id, record.operation, prepared.graph, options))
 
     def _options(
-        self, stack: Stack, record: TraversalRecord, *, elapsed: float
+        self,
+        stack: Stack,
+        record: TraversalRecord,
+        prepared: Prepared,
+        definition: StackDefinition | None,
+        *,
+        elapsed: float,
     ) -> TraversalOptions:
-        """The traversal's options; a CHECK's say whether it can check everything."""
+        """The traversal's options: the hooks the environment sets on its resources; a
+        CHECK's say whether it can check everything."""
         options = stack_changes.options(self.services.settings, stack, record, elapsed=elapsed)
+        table = hooks.hook_table(self.store, stack, definition, prepared.graph.names)
+        if table:
+            options = dataclasses.replace(options, hooks=table)
         if record.operation is Action.CHECK:
             checkable = fully_checkable(self.store, self.services.registry, stack)
             options = dataclasses.replace(options, partial_check=not checkable)
@@ -268,6 +284,13 @@ class StackActor(PooledActor):
         if rejection is not None:
             raise InvalidTransition(rejection.message, stack=self.stack_id)
 
+    def _clear_hook(self, message: ClearHook) -> None:
+        self.rejection = None
+        self.feed(HookCleared(self.state.traversal_id, message.resource_name, message.hook))
+        rejection, self.rejection = self.rejection, None
+        if rejection is not None:
+            raise InvalidBreakPointHook(rejection.message, resource=message.resource_name)
+
     def _resume(self) -> str | None:
         stack = self.store.get_stack(self.stack_id)
         if stack.status != Status.IN_PROGRESS.value:
@@ -284,15 +307,26 @@ class StackActor(PooledActor):
         except ThermikError as error:
             self._fail_unstarted(stack, record, error)
             return stack.current_traversal
-        self._resume_prepared(stack, record, prepared)
+        self._resume_prepared(stack, record, prepared, definition)
         return stack.current_traversal
 
-    def _resume_prepared(self, stack: Stack, record: TraversalRecord, prepared: Prepared) -> None:
+    def _resume_prepared(
+        self,
+        stack: Stack,
+        record: TraversalRecord,
+        prepared: Prepared,
+        definition: StackDefinition | None,
+    ) -> None:
         traversal_id = stack.current_traversal
         self.plans[traversal_id] = prepared.plan
         arrivals = self.store.list_traversal_arrivals(traversal_id)
         elapsed = stack_changes.elapsed(stack)
-        options = self._options(stack, record, elapsed=elapsed)
+        options = self._options(stack, record, prepared, definition, elapsed=elapsed)
+        waiting: frozenset[tuple[str, str]] = frozenset()
+        cleared: frozenset[tuple[str, str]] = frozenset()
+        if options.hooks:
+            started = started_reason(record.operation)
+            waiting, cleared = hooks.recorded_hooks(self.store, stack, started)
         self.feed(
             ResumeTraversal(
                 traversal_id,
@@ -301,6 +335,8 @@ class StackActor(PooledActor):
                 options,
                 codec.completed(arrivals),
                 prepared.replacements,
+                hooks_waiting=waiting,
+                hooks_cleared=cleared,
             )
         )
 
@@ -336,7 +372,7 @@ class StackActor(PooledActor):
             CancelNode: self._cancel_node,
             PersistStackState: self._persist_failed,
             MarkStackComplete: self._mark_complete,
-            RecordEvent: lambda c: self._record(c.traversal_id, c.state, c.reason),
+            RecordEvent: self._record_event,
             StartRollback: self._start_rollback,
             CreateReplacementVersion: self._create_replacement,
             ArmTimer: self._arm,
@@ -395,12 +431,27 @@ class StackActor(PooledActor):
             lambda: stack_changes.forget_credentials(store, release, creds_id)
         )
 
+    def _record_event(self, command: RecordEvent) -> None:
+        if command.resource_name is None:
+            self._record(command.traversal_id, command.state, command.reason)
+            return
+        stack = self.stack
+        if stack is None or command.traversal_id != stack.current_traversal:
+            return
+        plan = self.plans.get(command.traversal_id)
+        known = plan.rows.get(command.version_id) if plan and command.version_id else None
+        with contextlib.suppress(NotFound):
+            hooks.record_resource_event(self.store, command, known)
+
     def _record(self, traversal_id: str, state: State, reason: str) -> None:
         stack = self.stack
         if stack is None or traversal_id != stack.current_traversal:
             return
         with contextlib.suppress(NotFound):
             self.store.append_event(stack_changes.stack_event(stack, state, reason))
+        observer = self.services.stack_observer
+        if observer is not None:
+            observer(stack, state, reason)
 
     def _start_rollback(self, command: StartRollback) -> None:
         def roll_back() -> None:

@@ -16,8 +16,14 @@ from typing import Any
 
 from thermik.actors.codec import jsonable
 from thermik.actors.context import StoreContext
-from thermik.actors.stored import split_attribute_key
-from thermik.errors import CloudUnavailable, Failure, PluginError, ThermikError
+from thermik.actors.stored import ERRORS_KEY, split_attribute_key
+from thermik.errors import (
+    AttributeValueError,
+    CloudUnavailable,
+    Failure,
+    PluginError,
+    ThermikError,
+)
 from thermik.resources.context import ValidationContext
 from thermik.resources.plugin import (
     CheckResult,
@@ -119,10 +125,18 @@ def attribute_values(call: Call) -> Completed:
     if call.attributes is None:
         return Completed()
     plugin, ctx, props = call.plugin, call.ctx, call.props
-    values = {
-        key: jsonable(plugin.attribute(ctx, props, *split_attribute_key(key)))
-        for key in call.attributes
-    }
+    values: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for key in call.attributes:
+        name, path = split_attribute_key(key)
+        try:
+            values[key] = jsonable(plugin.attribute(ctx, props, name, path))
+        except AttributeValueError as exc:
+            # As in Heat, the resource completes; what reads the attribute gets the error.
+            values[key] = None
+            errors[name] = exc.message
+    if errors:
+        values[ERRORS_KEY] = errors
     return Completed(values, plugin.reference_id(ctx, props))
 
 
@@ -209,14 +223,15 @@ def start(call: Call) -> Pending | Completed:
     return _started(call, None)
 
 
-def plan(call: Call, old_props: Props) -> Replace | Planned | Completed:
+def plan(call: Call, old_props: Props, *, force: bool = False) -> Replace | Planned | Completed:
     """Validate the new properties and decide how an update goes: replacement, in place, or
-    no change at all."""
+    no change at all (with ``force``, in place even if no property changed: the definition
+    did, as a changed ``depends_on``)."""
     _validate(call)
     decided = plan_update(call.plugin, call.ctx, call.props, old_props)
     if decided.replacement is not None:
         return Replace(decided.replacement.reason)
-    if not decided.changed and not call.plugin.always_update:
+    if not decided.changed and not call.plugin.always_update and not force:
         return attribute_values(call)
     return Planned(decided.changed)
 
@@ -243,10 +258,12 @@ def ahead(action: Callable[[], Pending | Completed | Replace]) -> Ran:
         return Ran(None, Failure.from_exception(error))
 
 
-def update_ahead(call: Call, old_props: Props) -> Replace | Completed | Ran:
+def update_ahead(
+    call: Call, old_props: Props, *, force: bool = False
+) -> Replace | Completed | Ran:
     """Plan an update (as :func:`plan`) and, when it goes in place, run it ahead of the lock:
     a store-only plugin's update in one step."""
-    planned = plan(call, old_props)
+    planned = plan(call, old_props, force=force)
     if not isinstance(planned, Planned):
         return planned
     return ahead(lambda: update(call, old_props, planned.changed))

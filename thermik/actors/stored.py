@@ -18,12 +18,16 @@ from typing import Any
 from thermik.actors import facade
 from thermik.engine.states import State
 from thermik.engine.versions import ResourceVersion, version_score
+from thermik.errors import AttributeValueError
 from thermik.persistence.resource_values import Resource
 from thermik.persistence.store import Store
 from thermik.template.paths import select_path
 
 #: The key of the stored attributes that holds the version's reference id.
 REFERENCE_ID_KEY = "__reference_id__"
+#: The key of the stored attributes that holds, by attribute name, why an attribute could not
+#: be resolved (:class:`~thermik.errors.AttributeValueError`): reading one raises it again.
+ERRORS_KEY = "__attribute_errors__"
 #: ``Fn::GetAZs`` without a cloud, as Heat answers it.
 DEFAULT_ZONES = ("nova",)
 #: How a path key (see :func:`attribute_key`) starts; attribute names never do.
@@ -46,7 +50,14 @@ def split_attribute_key(key: str) -> tuple[str, tuple[str | int, ...]]:
 
 def select_stored(values: Mapping[Any, Any], attribute: str, path: Sequence[str | int]) -> Any:
     """A stored attribute value: the value its plugin resolved for ``path`` when one was
-    stored, else the path followed into the whole attribute."""
+    stored, else the path followed into the whole attribute.
+
+    Raises:
+        AttributeValueError: the attribute could not be resolved when it was stored.
+    """
+    errors = values.get(ERRORS_KEY)
+    if isinstance(errors, Mapping) and attribute in errors:
+        raise AttributeValueError(str(errors[attribute]))
     if path:
         key = attribute_key(attribute, path)
         if key in values:
@@ -59,7 +70,7 @@ def plain_attributes(values: Mapping[str, Any]) -> dict[str, Any]:
     return {
         k: v
         for k, v in values.items()
-        if k != REFERENCE_ID_KEY and not k.startswith(_PATH_KEY_START)
+        if k not in (REFERENCE_ID_KEY, ERRORS_KEY) and not k.startswith(_PATH_KEY_START)
     }
 
 

@@ -88,7 +88,8 @@ class KeystoneContext:
         if req.get_header("X-Identity-Status") != "Confirmed":
             raise errors.Unauthorized("Authentication required")
         # A plain dict: oslo.context's would keep its own values over the ones set below.
-        values = dict(oslo_context.RequestContext.from_environ(req.env).to_policy_values().items())
+        caller = oslo_context.RequestContext.from_environ(req.env)
+        values = dict(caller.to_policy_values().items())
         values["roles"] = list(with_implied_roles(values.get("roles") or []))
         is_admin = self._policy.is_admin(values)
         values["is_admin"] = is_admin
@@ -102,6 +103,7 @@ class KeystoneContext:
             is_admin=is_admin,
             token=req.get_header("X-Auth-Token"),
             request_id=request_id,
+            user_name=caller.user_name,
         )
         target = project if is_admin and project else tenant
         return Caller(context, Credentials(values=values, project_id=target))

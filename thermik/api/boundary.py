@@ -32,11 +32,14 @@ class RequestContext:
     """Who is calling: the tenant every lookup is scoped by, and the caller's credentials."""
 
     tenant: str
+    #: The caller's user id (what trusts and cloud calls name).
     user: str | None = None
     roles: tuple[str, ...] = ()
     is_admin: bool = False
     token: str | None = None
     request_id: str = ""
+    #: The caller's user name, which Heat shows as a stack's ``stack_owner`` (the id if none).
+    user_name: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -341,6 +344,8 @@ class ValidationView:
     parameters: Mapping[str, ParameterInfo]
     parameter_groups: tuple[Mapping[str, Json], ...] = ()
     environment: Mapping[str, Json] = dataclasses.field(default_factory=dict)
+    #: With ``show_nested``: Heat's ``NestedParameters`` of the template resources.
+    nested_parameters: Mapping[str, Json] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

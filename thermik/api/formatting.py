@@ -111,8 +111,40 @@ def stack_preview(preview: StackPreview, links: Links) -> dict[str, Any]:
 
 def _preview_node(node: PreviewNode, links: Links) -> Any:
     if isinstance(node, ResourceView):
-        return resource(node, links, detail=True)
+        return preview_resource(node, links.tenant)
     return [_preview_node(child, links) for child in node]
+
+
+def identity(stack: StackIdentity, tenant: str, path: str = "") -> dict[str, str]:
+    """A stack's or resource's identifier as Heat's previews give it (``path`` ``""`` for a
+    stack, ``/resources/<name>`` for a resource)."""
+    return {"stack_name": stack.name, "stack_id": stack.id, "tenant": tenant, "path": path}
+
+
+def preview_resource(view: ResourceView, tenant: str) -> dict[str, Any]:
+    """A resource of a stack preview, in the fields of Heat's preview: its action and status
+    apart, its own and its stack's identifiers, no links."""
+    document: dict[str, Any] = {
+        "resource_name": view.name,
+        "resource_type": view.type,
+        "resource_action": view.action,
+        "resource_status": view.status,
+        "resource_status_reason": view.status_reason,
+        "physical_resource_id": view.physical_resource_id or "",
+        "resource_identity": identity(view.stack, tenant, f"/resources/{view.name}"),
+        "stack_identity": identity(view.stack, tenant),
+        "stack_name": view.stack.name,
+        "creation_time": isotime(view.creation_time),
+        "updated_time": isotime(view.updated_time),
+        "required_by": list(view.required_by),
+        "description": view.description,
+        "metadata": {},
+        "attributes": dict(view.attributes or {}),
+        "properties": dict(view.properties or {}),
+    }
+    if view.parent_resource is not None:
+        document["parent_resource"] = view.parent_resource
+    return document
 
 
 def output(view: OutputView) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 from openstack import exceptions as sdk
 from openstack.connection import Connection
 
+from thermik.clients.messaging import queue_names
 from thermik.errors import CloudFault, CloudGone
 
 #: What a look-up is: ``(connection, value) -> id``.
@@ -71,6 +72,29 @@ def _identity(conn: Connection) -> Any:
     return conn.identity
 
 
+def _domain(conn: Connection, value: str) -> str:
+    # Domain ids need not look like UUIDs (Keystone's own is "default"): ask by id first.
+    try:
+        return str(_identity(conn).get_domain(value).id)
+    except sdk.NotFoundException:
+        return _one("Domain", value, _identity(conn).domains(name=value))
+
+
+def _region(conn: Connection, value: str) -> str:
+    # Regions have ids chosen by their creator and no names.
+    try:
+        return str(_identity(conn).get_region(value).id)
+    except sdk.NotFoundException:
+        raise CloudGone(f"The Region ({value}) could not be found.") from None
+
+
+def _queue(conn: Connection, value: str) -> str:
+    # Zaqar makes queues lazily and answers for any name: only its listing tells.
+    if value not in queue_names(conn):
+        raise CloudGone(f"The Queue ({value}) could not be found.")
+    return value
+
+
 def _host(conn: Connection, value: str) -> str:
     # Heat's nova.host: a hypervisor whose host name contains the value (Nova's search).
     found = [h for h in conn.compute.hypervisors(hypervisor_hostname_pattern=value)]
@@ -84,6 +108,18 @@ def _keypair(conn: Connection, value: str) -> str:
         return str(conn.compute.get_keypair(value).name)
     except sdk.NotFoundException:
         raise CloudGone(f"The Key ({value}) could not be found.") from None
+
+
+def _named(found: Iterable[Any], name: str) -> Iterable[Any]:
+    # Cinder refuses a name filter unless its operator allows one (resource_query_filters).
+    return (thing for thing in found if thing.name == name)
+
+
+def _volume_type(conn: Connection, value: str) -> str:
+    # As Heat: the types the user may see, matched by name or id (one list, no id GET).
+    types = list(conn.block_storage.types())
+    by_id = [t for t in types if t.id == value]
+    return _one("VolumeType", value, by_id or [t for t in types if t.name == value])
 
 
 LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
@@ -122,6 +158,33 @@ LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
             lambda c, v: _identity(c).users(name=v),
         ),
     ),
+    "keystone.group": (
+        "keystone",
+        _id_or_name(
+            "Group",
+            lambda c, v: _identity(c).get_group(v),
+            lambda c, v: _identity(c).groups(name=v),
+        ),
+    ),
+    "keystone.role": (
+        "keystone",
+        _id_or_name(
+            "Role",
+            lambda c, v: _identity(c).get_role(v),
+            lambda c, v: _identity(c).roles(name=v),
+        ),
+    ),
+    "keystone.service": (
+        "keystone",
+        _id_or_name(
+            "Service",
+            lambda c, v: _identity(c).get_service(v),
+            lambda c, v: (s for s in _identity(c).services() if s.name == v),
+        ),
+    ),
+    "keystone.domain": ("keystone", _domain),
+    "keystone.region": ("keystone", _region),
+    "zaqar.queue": ("zaqar", _queue),
     "nova.server_group": (
         "nova",
         _id_or_name(
@@ -200,6 +263,39 @@ LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
             "Floating IP",
             lambda c, v: c.network.get_ip(v),
             lambda c, v: c.network.ips(floating_ip_address=v),
+        ),
+    ),
+    "cinder.volume": (
+        "cinder",
+        _id_or_name(
+            "Volume",
+            lambda c, v: c.block_storage.get_volume(v),
+            lambda c, v: _named(c.block_storage.volumes(), v),
+        ),
+    ),
+    "cinder.snapshot": (
+        "cinder",
+        _id_or_name(
+            "VolumeSnapshot",
+            lambda c, v: c.block_storage.get_snapshot(v),
+            lambda c, v: _named(c.block_storage.snapshots(), v),
+        ),
+    ),
+    "cinder.backup": (
+        "cinder",
+        _id_or_name(
+            "Volume backup",
+            lambda c, v: c.block_storage.get_backup(v),
+            lambda c, v: _named(c.block_storage.backups(), v),
+        ),
+    ),
+    "cinder.vtype": ("cinder", _volume_type),
+    "cinder.qos_specs": (
+        "cinder",
+        _id_or_name(
+            "QoS Specs",
+            lambda c, v: c.block_storage.get_qos_spec(v),  # type: ignore[arg-type]  # an id too
+            lambda c, v: (q for q in c.block_storage.qos_specs() if q.name == v),
         ),
     ),
 }

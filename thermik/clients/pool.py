@@ -31,6 +31,8 @@ SERVICE_TYPES = {
     "neutron": "network",
     "glance": "image",
     "cinder": "block-storage",
+    "swift": "object-store",
+    "zaqar": "messaging",
 }
 
 

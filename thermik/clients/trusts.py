@@ -21,7 +21,7 @@ from thermik.clients.credentials import Requester
 from thermik.clients.keystone import identity, v3_url
 from thermik.clients.pool import ClientPool, Credential
 from thermik.conf.settings import KeystoneSettings
-from thermik.errors import CloudError, CloudFault, CloudGone, ConfigError
+from thermik.errors import CloudError, CloudFault, CloudGone, ConfigError, DelegationRefused
 from thermik.persistence.values import UserCreds
 
 #: keystoneauth options that scope a token; a trust brings its own scope instead.
@@ -99,7 +99,7 @@ class KeystoneTrusts:
         trustee = self.trustee_user_id()
         roles = self.settings.trusts_delegated_roles or tuple(token.role_names)
         if not roles:
-            raise CloudFault("the request's token carries no roles to delegate to a trust")
+            raise DelegationRefused("the request's token carries no roles to delegate to a trust")
         try:
             trust = as_caller.call(
                 lambda conn: identity(conn).create_trust(
@@ -112,11 +112,10 @@ class KeystoneTrusts:
                 ),
                 idempotent=False,
             )
-        except CloudGone as error:  # Keystone: a role the trustor does not have
-            raise CloudFault(
-                f"Keystone refused the trust of roles {', '.join(roles)}: {error.message}",
-                service=error.service,
-                status=error.status,
+        except (CloudGone, CloudFault) as error:  # e.g. a role the trustor does not have
+            # The caller's request is what Keystone refused, so the API answers 403, not 500.
+            raise DelegationRefused(
+                f"Keystone refused the trust of roles {', '.join(roles)}: {error.message}"
             ) from error
         return UserCreds(
             id=0,

@@ -38,7 +38,7 @@ from thermik.api.auth import WsgiApp
 from thermik.api.boundary import OrchestrationService
 from thermik.api.policy import Policy
 from thermik.api.production_server import ProductionServer, listen
-from thermik.cmd import service_config
+from thermik.cmd import messaging, service_config
 from thermik.conf import policies
 from thermik.conf.settings import Settings
 from thermik.delivery.loopback import Handler, wsgi_app
@@ -75,15 +75,26 @@ class ClosableService(OrchestrationService, Protocol):
         """Stop the engine (runtime and delivery) and release the database."""
 
 
-def build_service(settings: Settings) -> tuple[ClosableService, Handler | None]:
-    """The engine-backed orchestration service (started; the caller closes it) and the
-    builtin delivery's URL handler (None when the configured backend serves agents elsewhere).
+def build_service(
+    settings: Settings, conf: cfg.ConfigOpts | None = None
+) -> tuple[ClosableService, Handler | None]:
+    """The orchestration service (started; the caller closes it) and the builtin delivery's
+    URL handler (None when the configured backend serves agents elsewhere).
+
+    With ``[api] engine = rpc`` (service mode, ``conf`` given) the service has no engine: it
+    sends stack operations over ``[DEFAULT] transport_url`` to the thermik-engine processes,
+    which serve builtin delivery URLs themselves.
     """
-    # COMPOSITION HOOK: thermik.service.build_api_service(settings) is imported here, on use,
-    # so that tests of the API layer run without the engine.
+    # COMPOSITION HOOK: thermik.service is imported here, on use, so that tests of the API
+    # layer run without the engine.
     composition_root = importlib.import_module("thermik.service")
     service: ClosableService
     delivery: Handler | None
+    if settings.api.engine == "rpc":
+        if conf is None:
+            raise errors.ConfigError("[api] engine = rpc needs the configuration's transport")
+        service = composition_root.build_routed_service(settings, messaging.rpc_transport(conf))
+        return service, None
     service, delivery = composition_root.build_api_service(settings)
     return service, delivery
 
@@ -160,7 +171,7 @@ def start(conf: cfg.ConfigOpts) -> tuple[ProductionServer, ClosableService]:
     try:
         settings = served_settings(settings, sock)
         warn_unreachable_urls(settings)
-        service, delivery = build_service(settings)
+        service, delivery = build_service(settings, conf)
     except BaseException:
         sock.close()
         raise
@@ -184,7 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
     stop_on_signals()
-    LOG.info("Serving the Heat v1 API on http://%s:%d/v1", *server.address)
+    mode = "service mode (engines over RPC)" if conf.api.engine == "rpc" else "embedded engine"
+    LOG.info("Serving the Heat v1 API on http://%s:%d/v1 (%s)", *server.address, mode)
     try:
         server.serve()
     finally:
@@ -198,7 +210,7 @@ def _uwsgi_app() -> WsgiApp:
     files = [f for f in os.environ.get("THERMIK_CONFIG_FILE", "").split(":") if f]
     conf = load_conf([arg for path in files for arg in ("--config-file", path)])
     service_config.setup_logging(conf)
-    service, delivery = build_service(Settings.from_conf(conf))
+    service, delivery = build_service(Settings.from_conf(conf), conf)
     # The WSGI server owns the process: close the service when the interpreter exits.
     atexit.register(service.close)
     return build_wsgi_app(conf, service, delivery)

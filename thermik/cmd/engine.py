@@ -3,8 +3,12 @@
     thermik-engine [--config-file F ...] [--config-dir D] [--log-file L] [--debug]
 
 It resumes the stacks whose operation was interrupted, then converges whatever the database
-asks of it. On SIGTERM/SIGINT it stops its actors cleanly: every stack stays as recorded, and
-an engine started later resumes it. Configuration and logging: :mod:`thermik.cmd.service_config`.
+asks of it. With ``[DEFAULT] transport_url`` set it runs in service mode: it serves the engines'
+RPC API (:mod:`thermik.rpc`) for the engine-less ``thermik-api`` (``[api] engine = rpc``) and
+sends Heat's stack notifications when ``[oslo_messaging_notifications] driver`` is set. On
+SIGTERM/SIGINT it stops taking requests, then stops its actors cleanly: every stack stays as
+recorded, and an engine started later resumes it. Configuration and logging:
+:mod:`thermik.cmd.service_config`.
 """
 
 from __future__ import annotations
@@ -15,14 +19,77 @@ import sys
 import threading
 from collections.abc import Sequence
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from oslo_config import cfg
 
 from thermik import errors
-from thermik.cmd import service_config
+from thermik.cmd import messaging, service_config
 from thermik.conf.settings import Settings
 
+if TYPE_CHECKING:
+    from thermik.rpc.notifications import StackNotifier
+    from thermik.rpc.server import RpcServer
+    from thermik.service import Engine
+
 LOG = logging.getLogger("thermik.engine")
+
+
+class RunningEngine:
+    """The engine with what service mode adds: its RPC server and notifier."""
+
+    def __init__(
+        self, engine: Engine, server: RpcServer | None, notifier: StackNotifier | None
+    ) -> None:
+        self.engine = engine
+        self.server = server
+        self.notifier = notifier
+
+    def close(self) -> None:
+        """Stop taking requests, stop the engine, then send the notifications still queued."""
+        try:
+            if self.server is not None:
+                self.server.stop()
+        finally:
+            try:
+                self.engine.close()
+            finally:
+                if self.notifier is not None:
+                    self.notifier.close()
+
+
+def start(conf: cfg.ConfigOpts) -> RunningEngine:
+    """Start the engine, and in service mode its notifier and RPC server.
+
+    Raises:
+        ThermikError, cfg.Error: the configuration cannot be used, or the engine not started.
+    """
+    from thermik.service import serve_rpc, start_engine  # noqa: PLC0415 - only when running
+
+    settings = Settings.from_conf(conf)
+    transport = messaging.rpc_transport(conf) if messaging.transport_url(conf) else None
+    if transport is None:
+        LOG.info("No [DEFAULT] transport_url: serving no RPC (not in service mode)")
+    notifier = None
+    try:
+        notifier = messaging.stack_notifier(conf)
+        observer = None if notifier is None else notifier.stack_changed
+        engine = start_engine(settings, stack_observer=observer)
+    except BaseException:
+        if notifier is not None:
+            notifier.close()
+        if transport is not None:
+            transport.cleanup()
+        raise
+    server = None
+    if transport is not None:
+        try:
+            server = serve_rpc(engine, transport, settings)
+        except BaseException:
+            transport.cleanup()
+            RunningEngine(engine, None, notifier).close()
+            raise
+    return RunningEngine(engine, server, notifier)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,17 +111,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     try:
-        from thermik.service import start_engine  # noqa: PLC0415 - only when running
-
-        engine = start_engine(Settings.from_conf(conf))
+        running = start(conf)
     except (errors.ThermikError, cfg.Error) as exc:
         print(f"thermik-engine: {exc}", file=sys.stderr)
         return 1
-    LOG.info("Engine running")
+    LOG.info("Engine running (engine id %s)", running.engine.runtime.engine_id)
     try:
         stop.wait()
     finally:
-        engine.close()
+        running.close()
     LOG.info("Engine stopped")
     return 0
 

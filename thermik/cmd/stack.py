@@ -25,6 +25,7 @@ from thermik.api.boundary import (
     StackUpdate,
 )
 from thermik.api.links import Links
+from thermik.cmd.hook import add_hook_option, add_hooks
 from thermik.cmd.render import (
     Row,
     cell,
@@ -64,6 +65,7 @@ class CreateStack(StackCommand, ShowOne):
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = super().get_parser(prog_name)
         add_input_arguments(parser, template_required=True)
+        add_hook_option(parser, "pre-create")
         parser.add_argument(
             "--enable-rollback", action="store_true", help="Roll back when the create fails"
         )
@@ -76,7 +78,11 @@ class CreateStack(StackCommand, ShowOne):
 
     def take_action(self, parsed_args: argparse.Namespace) -> Row:
         request = stack_request(parsed_args, name=parsed_args.name)
-        request = dataclasses.replace(request, disable_rollback=not parsed_args.enable_rollback)
+        request = dataclasses.replace(
+            request,
+            disable_rollback=not parsed_args.enable_rollback,
+            environment=add_hooks(None, parsed_args.pre_create, "pre-create"),
+        )
         if parsed_args.dry_run:
             preview = self.service.preview_stack(self.context, request)
             where = links(self.thermik.settings().api, self.context.tenant)
@@ -95,6 +101,7 @@ class UpdateStack(StackCommand, ShowOne):
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = super().get_parser(prog_name)
         add_input_arguments(parser, template_required=False)
+        add_hook_option(parser, "pre-update")
         parser.add_argument(
             "--rollback",
             choices=sorted(_ROLLBACK),
@@ -130,7 +137,11 @@ class UpdateStack(StackCommand, ShowOne):
         if not parsed_args.template and not parsed_args.existing:
             raise InvalidInput("Give a template (-t), or --existing to keep the stored one")
         request = stack_request(parsed_args)
-        request = dataclasses.replace(request, disable_rollback=_ROLLBACK[parsed_args.rollback])
+        request = dataclasses.replace(
+            request,
+            disable_rollback=_ROLLBACK[parsed_args.rollback],
+            environment=add_hooks(None, parsed_args.pre_update, "pre-update"),
+        )
         update = StackUpdate(
             request,
             existing=parsed_args.existing,

@@ -230,6 +230,35 @@ API_OPTS: list[cfg.Opt] = [
         secret=True,
         help="With noauth, require this X-Auth-Token on every request.",
     ),
+    cfg.StrOpt(
+        "engine",
+        default="embedded",
+        choices=[
+            ("embedded", "thermik-api runs an engine of its own"),
+            (
+                "rpc",
+                "service mode: no engine inside; every stack operation goes over "
+                "[DEFAULT] transport_url to the thermik-engine processes",
+            ),
+        ],
+        help="Where thermik-api's stack operations are carried out.",
+    ),
+]
+
+RPC_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "topic",
+        default="thermik-engine",
+        help="The RPC topic the engines listen on (shared; each engine also listens on "
+        "its own server queue, named by its engine id).",
+    ),
+    cfg.IntOpt(
+        "call_timeout",
+        default=30,
+        min=1,
+        help="Seconds thermik-api waits for an engine to answer a stack operation before "
+        "it answers 503.",
+    ),
 ]
 
 CLOUD_OPTS: list[cfg.Opt] = [
@@ -305,6 +334,13 @@ IDENTITY_OPTS: list[cfg.Opt] = [
         secret=True,
         help="Password of stack_domain_admin.",
     ),
+    cfg.StrOpt(
+        "region_name_for_agents",
+        help="Region in which the agents inside servers (as their stack domain users) find "
+        "Thermik (orchestration, POLL_SERVER_HEAT and HEAT_SIGNAL) and Zaqar (messaging, "
+        "ZAQAR_MESSAGE) in Keystone's catalog. Unset: region_name_for_services; unset too, "
+        "the agents take the catalog's only endpoint.",
+    ),
 ]
 
 #: keystoneauth's plugin of the Thermik service user: a password, which trusts can scope.
@@ -376,6 +412,7 @@ GROUPS: dict[str | None, list[cfg.Opt]] = {
     "swift": SWIFT_OPTS,
     "zaqar": ZAQAR_OPTS,
     "api": API_OPTS,
+    "rpc": RPC_OPTS,
     "clients": client_opts(),
     **{f"clients_{service}": client_opts(service) for service in CLIENT_SERVICES},
     "trustee": trustee_opts(),

@@ -123,6 +123,16 @@ class ApiSettings:
     max_connections: int = 1000
     auth_strategy: str = "noauth"
     static_token: str | None = None
+    #: ``embedded`` (an engine inside) or ``rpc`` (service mode: the engines over RPC).
+    engine: str = "embedded"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RpcSettings:
+    """Service mode's messaging between thermik-api and the engines (``[rpc]``)."""
+
+    topic: str = "thermik-engine"
+    call_timeout: int = 30
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -193,6 +203,8 @@ class StackDomainSettings:
     admin: str | None = None
     admin_password: str | None = dataclasses.field(default=None, repr=False)
     user_role: str = "heat_stack_user"
+    #: The region agents find Thermik and Zaqar in (``region_name_for_agents``).
+    agent_region: str | None = None
 
     @property
     def configured(self) -> bool:
@@ -225,6 +237,7 @@ class Settings:
     swift: SwiftSettings = SwiftSettings()
     zaqar: ZaqarSettings = ZaqarSettings()
     api: ApiSettings = ApiSettings()
+    rpc: RpcSettings = RpcSettings()
     clients: ClientSettings = ClientSettings()
     keystone: KeystoneSettings = KeystoneSettings()
     auth_encryption_key: str | None = None
@@ -251,6 +264,7 @@ class Settings:
             swift=_group(SwiftSettings, conf.swift),
             zaqar=_group(ZaqarSettings, conf.zaqar),
             api=_group(ApiSettings, conf.api),
+            rpc=_group(RpcSettings, conf.rpc),
             clients=ClientSettings(
                 region_name=conf.region_name_for_services,
                 retry_limit=conf.client_retry_limit,
@@ -288,6 +302,7 @@ def keystone_settings(conf: cfg.ConfigOpts) -> KeystoneSettings:
         admin=conf.stack_domain_admin,
         admin_password=conf.stack_domain_admin_password,
         user_role=conf.heat_stack_user_role,
+        agent_region=conf.region_name_for_agents or conf.region_name_for_services,
     )
     if domain.configured and not (domain.admin and domain.admin_password):
         raise ConfigError(

@@ -1,8 +1,9 @@
 """``builtin``: the engine serves metadata and takes signals itself (the embedded default).
 
 Agents reach the engine at capability URLs: ``{base_url}/delivery/v1/metadata/<token>`` (GET and
-HEAD) and ``{base_url}/delivery/v1/signal/<token>`` (PUT), signed like Swift TempURLs
-(HMAC-SHA256 over method, expiry and path, checked in constant time) and expiring after
+HEAD) and ``{base_url}/delivery/v1/signal/<token>`` (PUT; POST too, which is how clients send
+Heat's ``CFN_SIGNAL`` signals, the transport Thermik maps onto this URL), signed like Swift
+TempURLs (HMAC-SHA256 over method, expiry and path, checked in constant time) and expiring after
 ``url_lifetime``. The token is itself an HMAC of the server or deployment, so URLs are stable
 for one server and unguessable without the key.
 
@@ -256,14 +257,18 @@ class BuiltinBackend(DeliveryBackend):
             NotFound: nothing is stored there (yet).
             RequestTooLarge: a signal body over ``max_signal_size``.
             InvalidSignal: a signal body that is not a JSON object.
-            InvalidRequest: a method other than GET, HEAD or PUT, or PUT to a metadata URL.
+            InvalidRequest: a method other than GET, HEAD, PUT or POST, or a write to a
+                metadata URL.
 
         Resource signal URLs (:mod:`thermik.delivery.resource_signals`) are answered there.
         """
         if request.path.startswith(RESOURCE_SIGNALS):
             return self.resource_signals.handle(request, self._clock())
-        signing.verify(self._key, request.method, request.path, request.query, self._clock())
         kind = request.path.removeprefix(PREFIX + "/").split("/", 1)[0]
+        # A deployment asking for Heat's CFN_SIGNAL gets this URL, and CFN signals are POSTed:
+        # a signal URL takes a POST as the PUT it is signed for.
+        method = "PUT" if request.method == "POST" and kind == SIGNAL else request.method
+        signing.verify(self._key, method, request.path, request.query, self._clock())
         if request.method in ("GET", "HEAD"):
             stored = self.store.get_object(request.path)
             if stored is None:
@@ -275,7 +280,7 @@ class BuiltinBackend(DeliveryBackend):
                 "Etag": hashlib.md5(body, usedforsecurity=False).hexdigest(),
             }
             return HttpResponse(200, headers, b"" if request.method == "HEAD" else body)
-        if request.method == "PUT" and kind == SIGNAL:
+        if method == "PUT" and kind == SIGNAL:
             if len(request.body) > self._max_signal_size:
                 raise RequestTooLarge(
                     f"signal body of {len(request.body)} bytes exceeds the limit of "

@@ -11,8 +11,12 @@ agent has popped everything, the last document this backend posted. Each deploym
 gets its own signal queue plus a pre-signed URL (POST on ``messages``) stored in its locator;
 :meth:`ZaqarBackend.collect_signals` pops it.
 
-The engine's client uses the ``noauth`` backend with ``[zaqar] project_id`` (a Keystone-less
-Zaqar trusts ``X-Project-ID``).
+A server whose agent has Keystone credentials of its own (an ``OS::Nova::Server``'s stack
+domain user) gets its queue in that user's project, and the engine creates it, posts to it and
+deletes it *as that user* (a Zaqar behind Keystone gives a queue to the project of the token, as
+Heat's Zaqar push does); the Keystone session is kept per agent. Everything else (servers
+without credentials, signal queues) uses the engine's own client: the ``noauth`` backend with
+``[zaqar] project_id`` (a Keystone-less Zaqar trusts ``X-Project-ID``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any, Self
 
+from keystoneauth1 import session as ks_session
+from keystoneauth1.identity import v3 as ks_v3
 from zaqarclient import errors as zaqar_errors
 from zaqarclient.queues import client as zaqar_client
 from zaqarclient.transport import errors as zaqar_transport
@@ -60,6 +66,10 @@ _SIGNAL_INPUTS = {
     "region_name": "deploy_region_name",
 }
 _POP_BATCH = 10
+#: The agent credentials a queue of the agent's own project is reached with.
+_LOGIN_KEYS = ("auth_url", "user_id", "password", "project_id")
+#: Locator key of an endpoint whose queue is reached as its agent.
+_AS_AGENT = "as_agent"
 LOG = logging.getLogger(__name__)
 
 
@@ -116,18 +126,48 @@ class ZaqarBackend(DeliveryBackend):
         )
         self._lock = threading.Lock()
         self._last_posted: dict[str, Mapping[str, Any]] = {}
+        self._agent_clients: dict[tuple[str, ...], Any] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Self:
         return cls(settings.zaqar, max_signal_size=settings.delivery.max_signal_size)
 
-    def _queue(self, name: str, *, create: bool = False) -> Any:
+    def _queue(self, name: str, *, create: bool = False, client: Any = None) -> Any:
         with map_zaqar_errors(f"opening queue {name}"):
-            return self._client.queue(name, auto_create=False, force_create=create)
+            return (client or self._client).queue(name, auto_create=False, force_create=create)
+
+    def _client_for(self, agent: Mapping[str, Any]) -> Any:
+        """The client acting as the agent whose settings are ``agent`` (its own project's
+        queues), or the engine's own when the agent has no Keystone credentials."""
+        if not all(agent.get(key) for key in _LOGIN_KEYS):
+            return self._client
+        key = tuple(str(agent[k]) for k in _LOGIN_KEYS)
+        with self._lock:
+            found = self._agent_clients.get(key)
+        if found is not None:
+            return found
+        auth = ks_v3.Password(auth_url=key[0], user_id=key[1], password=key[2], project_id=key[3])
+        made = zaqar_client.Client(
+            self._settings.url,
+            version=2,
+            conf={"auth_opts": {"backend": "keystone", "options": {"os_project_id": key[3]}}},
+            session=ks_session.Session(auth=auth),
+        )
+        with self._lock:
+            return self._agent_clients.setdefault(key, made)
+
+    def _endpoint_client(self, endpoint: MetadataEndpoint | SignalEndpoint) -> Any:
+        if isinstance(endpoint, MetadataEndpoint) and endpoint.locator.get(_AS_AGENT):
+            return self._client_for(endpoint.collector_settings)
+        return self._client
 
     def provision(self, server: ServerRef) -> MetadataEndpoint:
         name = queue_name(self._prefix, server.server_id)
-        self._queue(name, create=True)
+        client = self._client_for(server.credentials)
+        self._queue(name, create=True, client=client)
+        locator = {"queue": name}
+        if client is not self._client:
+            locator[_AS_AGENT] = "1"
         settings: dict[str, Any] = {
             key: server.credentials[key] for key in _AGENT_KEYS if key in server.credentials
         }
@@ -138,14 +178,14 @@ class ZaqarBackend(DeliveryBackend):
             server_id=server.server_id,
             collector="zaqar",
             collector_settings=settings,
-            locator={"queue": name},
+            locator=locator,
         )
 
     def publish(self, endpoint: MetadataEndpoint, document: Mapping[str, Any]) -> PublishResult:
         name = endpoint.locator["queue"]
         message = {"body": dict(document), "ttl": self._settings.message_ttl}
         with map_zaqar_errors(f"posting to queue {name}"):
-            self._queue(name).post(message)
+            self._queue(name, client=self._endpoint_client(endpoint)).post(message)
         with self._lock:
             self._last_posted[name] = document
         return PublishResult(True, 201)
@@ -155,7 +195,9 @@ class ZaqarBackend(DeliveryBackend):
         with map_zaqar_errors(f"listing queue {name}"):
             bodies = [
                 m.body
-                for m in self._queue(name).messages(echo=True)
+                for m in self._queue(name, client=self._endpoint_client(endpoint)).messages(
+                    echo=True
+                )
                 if isinstance(m.body, Mapping)
             ]
         if bodies:
@@ -215,6 +257,6 @@ class ZaqarBackend(DeliveryBackend):
             contextlib.suppress(DeliveryTargetMissing),
             map_zaqar_errors(f"deleting queue {name}"),
         ):
-            self._queue(name).delete()
+            self._queue(name, client=self._endpoint_client(endpoint)).delete()
         with self._lock:
             self._last_posted.pop(name, None)

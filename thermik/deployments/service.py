@@ -6,6 +6,9 @@ delivery backend and the per-server metadata writers:
 
 - configs are immutable Store rows; every deployment action stores a new *derived* config and
   points its deployment row at it (Heat's lifecycle), then tells the server's writer;
+- servers with POLL_SERVER_HEAT and a stack user are served by the REST API from the database
+  (:mod:`thermik.delivery.api_polled`, beside the configured backend); their deployments'
+  HEAT_SIGNAL inputs carry the server's agent credentials;
 - signals arrive three ways and are judged the same way (:mod:`thermik.deployments.signals`):
   pushed by the builtin backend the moment the agent PUTs them (the resource is then woken),
   collected from the backend when the resource polls (Swift objects, Zaqar queues), or sent to
@@ -26,10 +29,12 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from thermik.delivery.api_polled import ApiPolledBackend
 from thermik.delivery.base import DeliveryBackend, DeploymentRef, ServerRef, SignalEndpoint
 from thermik.delivery.document import DeploymentFacts, derive_config
 from thermik.delivery.messages import DeliveryReport, MetadataDelivered
 from thermik.delivery.metadata_writer import DeliveryPolicy
+from thermik.delivery.routing import RoutedBackend
 from thermik.deployments import configs, events, transports
 from thermik.deployments.signals import SignalJudge, SignalRoutes
 from thermik.deployments.source import ServerEndpoints, ServerRecord, StoreMetadataSource
@@ -82,6 +87,8 @@ class DeploymentService:
     ) -> None:
         self.store = store
         self.backend = backend
+        #: Every endpoint goes to the backend that made it (the API-polled ones too).
+        self.routed = RoutedBackend(backend, (ApiPolledBackend(),))
         self._defaults = (default_config_transport, default_signal_transport)
         self.endpoints = ServerEndpoints(store)
         self.source = StoreMetadataSource(store, self.endpoints)
@@ -92,7 +99,7 @@ class DeploymentService:
             max_workers=writer_threads, thread_name_prefix="thermik-delivery"
         )
         self.writers = MetadataWriters(
-            backend=backend,
+            backend=self.routed,
             generations=store,
             endpoints=self.endpoints,
             source=self.source,
@@ -175,7 +182,7 @@ class DeploymentService:
     def revoke_endpoint(self, record: Mapping[str, Any]) -> None:
         endpoint = ServerRecord.from_dict(record).endpoint
         try:
-            self.backend.revoke(endpoint)
+            self.routed.revoke(endpoint)
         except DeliveryError as error:
             LOG.warning("metadata endpoint %s not revoked: %s", endpoint.server_id, error)
 
@@ -188,10 +195,14 @@ class DeploymentService:
         default_collectors: Sequence[str],
     ) -> ServerRecord:
         default = self._defaults[0]
+        server = ServerRef(name, dict(credentials or {}))
+        if transports.polls_api(transport, server.credentials):
+            endpoint = self.routed.named(ApiPolledBackend.name).provision(server)
+            return ServerRecord(endpoint, dict(metadata), tuple(default_collectors))
         transports.config_transport(
             transport, default, self.backend.config_transport, self.backend.name
         )
-        endpoint = self.backend.provision(ServerRef(name, dict(credentials or {})))
+        endpoint = self.backend.provision(server)
         return ServerRecord(endpoint, dict(metadata), tuple(default_collectors))
 
     def server_agent_config(self, server_id: str) -> Mapping[str, Any] | None:
@@ -199,7 +210,7 @@ class DeploymentService:
         if record is None:
             return None
         # The stored URL may be close to expiry: the attribute hands out a fresh one.
-        endpoint = self.backend.refreshed(record.endpoint)
+        endpoint = self.routed.refreshed(record.endpoint)
         return _agent_config(dataclasses.replace(record, endpoint=endpoint))
 
     def release_server(self, server_id: str) -> None:
@@ -208,7 +219,7 @@ class DeploymentService:
         self.endpoints.forget(server_id)
         if record is not None:
             try:
-                self.backend.revoke(record.endpoint)
+                self.routed.revoke(record.endpoint)
             except DeliveryError as error:
                 LOG.warning("metadata endpoint of server %s not revoked: %s", server_id, error)
 
@@ -275,7 +286,7 @@ class DeploymentService:
             physical_name=request.physical_name,
             name=request.name,
             input_values=request.input_values,
-            signal_inputs={} if signal is None else signal.inputs,
+            signal_inputs=self._signal_inputs(request.server_id, transport, signal),
         )
         derived = derive_config(
             configs.source_of(source),
@@ -292,6 +303,20 @@ class DeploymentService:
             request.tenant,
             config_id=config_id,
         )
+
+    def _signal_inputs(
+        self, server_id: str, transport: str, signal: SignalEndpoint | None
+    ) -> Mapping[str, str]:
+        """What tells heat-config-notify how to signal: the signal endpoint's inputs, or for
+        HEAT_SIGNAL the server's agent credentials (its stack user may signal the deployments
+        to its server), when it has any."""
+        if signal is not None:
+            return signal.inputs
+        if transport != transports.HEAT_SIGNAL:
+            return {}
+        record = self.endpoints.get(server_id)
+        settings = {} if record is None else record.endpoint.collector_settings
+        return transports.heat_signal_inputs(settings)
 
     def _save_deployment(
         self,

@@ -7,9 +7,17 @@ Thermik has no API for: ``POLL_SERVER_CFN``/``POLL_SERVER_HEAT`` and ``CFN_SIGNA
 configured default" (``[delivery] default_*_transport``), or the backend's own when the default
 is not one it offers. ``HEAT_SIGNAL`` (signals through the REST API) and ``NO_SIGNAL`` need no
 backend. Anything else the backend does not offer is an error naming both.
+
+A server that asks for ``POLL_SERVER_HEAT`` with the credentials of a stack user of its own
+(an ``OS::Nova::Server`` of an engine with a stack user domain) really gets it: its agent
+polls the REST API (:func:`polls_api`), and the HEAT_SIGNAL deployments to it signal with
+those credentials (:func:`heat_signal_inputs`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from thermik.errors import PluginError
 
@@ -17,6 +25,35 @@ CONFIG_ALIASES = frozenset({"POLL_SERVER_CFN", "POLL_SERVER_HEAT"})
 SIGNAL_ALIASES = frozenset({"CFN_SIGNAL"})
 HEAT_SIGNAL, NO_SIGNAL = "HEAT_SIGNAL", "NO_SIGNAL"
 BACKENDLESS_SIGNALS = frozenset({HEAT_SIGNAL, NO_SIGNAL})
+POLL_SERVER_HEAT = "POLL_SERVER_HEAT"
+#: heat-config-notify's HEAT_SIGNAL inputs, from the agent's collector settings.
+_HEAT_SIGNAL_INPUTS = {
+    "auth_url": "deploy_auth_url",
+    "user_id": "deploy_user_id",
+    "password": "deploy_password",
+    "project_id": "deploy_project_id",
+    "region_name": "deploy_region_name",
+}
+
+
+def polls_api(requested: str, credentials: Mapping[str, Any]) -> bool:
+    """Whether a server asking for ``requested`` with ``credentials`` polls the REST API:
+    POLL_SERVER_HEAT with a stack user's credentials and the resource they read."""
+    return requested == POLL_SERVER_HEAT and bool(
+        credentials.get("user_id") and credentials.get("stack_id")
+    )
+
+
+def heat_signal_inputs(agent_settings: Mapping[str, Any]) -> dict[str, str]:
+    """The HEAT_SIGNAL inputs of a deployment to a server whose agent logs in to Keystone with
+    ``agent_settings`` (its ``heat`` or ``zaqar`` collector's); none when it does not."""
+    if not (agent_settings.get("user_id") and agent_settings.get("password")):
+        return {}
+    return {
+        name: str(agent_settings[key])
+        for key, name in _HEAT_SIGNAL_INPUTS.items()
+        if agent_settings.get(key)
+    }
 
 
 def config_transport(requested: str, default: str, offered: str, backend: str) -> str:

@@ -23,6 +23,7 @@ Events the shell feeds (see :mod:`thermik.engine.messages`):
 * ``ReplacementCreated`` (or ``ResourceFailed``) after executing ``CreateReplacementVersion``.
 * ``TimeoutFired`` / ``GraceExpired`` when the timers from ``ArmTimer`` fire.
 * ``CancelRequested`` from the API; ``Supersede`` when the stack row shows a newer traversal.
+* ``HookCleared`` when a signal ``{"unset_hook": ...}`` arrives for a resource.
 
 Commands the shell executes: ``DispatchNode`` and ``CancelNode`` (tell the resource actor of the
 node's version), ``PersistNodeResult``, ``PersistStackState``, ``MarkStackComplete``,
@@ -34,7 +35,10 @@ all ready leaves are dispatched at once up to the concurrency limit; a node is d
 all its predecessors finished, exactly once; a failure marks the stack FAILED, stops new
 dispatches (running nodes finish) and rolls back create/adopt/update/restore unless
 ``disable_rollback``; a CHECK records failures and carries on; the deadline is a timer, so a lost
-message still ends in FAILED; cancel reaches running nodes with a grace period.
+message still ends in FAILED; cancel reaches running nodes with a grace period. A node whose
+resource has a breakpoint hook in the environment stops before (``pre-*``) or after
+(``post-*``) its action, with Heat's events, until ``HookCleared``; a failure, the deadline or a
+cancel ends every such wait ("Failure occurred while waiting.").
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ from thermik.engine.messages import (
     CreateReplacementVersion,
     Event,
     GraceExpired,
+    HookCleared,
     PersistNodeResult,
     RecordEvent,
     RejectRequest,
@@ -76,13 +81,14 @@ from thermik.engine.operations import (
     USER_CANCEL,
     cancelled_reason,
     failed_reason,
+    hook_cleared_reason,
     stack_state,
     started_reason,
 )
 from thermik.engine.states import Action, Status
 from thermik.engine.step import Step
 from thermik.engine.traversal import Decision, Phase, TraversalState
-from thermik.errors import Failure, InvalidTransition, PluginError
+from thermik.errors import Failure, InvalidBreakPointHook, InvalidTransition, PluginError
 
 #: Operations whose update nodes may be replaced by a new version.
 _REPLACEABLE = frozenset(
@@ -161,7 +167,13 @@ def _resume(state: TraversalState, event: ResumeTraversal) -> Decision:
         for old, new in event.replacements.items()
         if Node(old, True) in index
     }
-    fresh = dataclasses.replace(fresh, served_by=Map(event.replacements), serving=Map(serving))
+    fresh = dataclasses.replace(
+        fresh,
+        served_by=Map(event.replacements),
+        serving=Map(serving),
+        hooks_recorded=event.hooks_waiting,
+        hooks_passed=event.hooks_cleared,
+    )
     step = Step(fresh, commands)
     step.recorded = dict(event.completed)
     return _begin(step, event.graph.leaf_indices)
@@ -215,7 +227,9 @@ def _done(state: TraversalState, event: ResourceDone) -> Decision:
             recorded=event.recorded,
         )
     )
-    step.complete(slot, event.node_data)
+    # As Heat: an update that changed nothing returns before its post-update hook.
+    if not (event.acted and step.stop_at_hook(slot, after=True, data=event.node_data)):
+        step.complete(slot, event.node_data)
     step.fill()
     step.check_complete()
     return step.decision()
@@ -334,6 +348,28 @@ def _cancel(state: TraversalState, event: CancelRequested) -> Decision:
     return step.decision()
 
 
+def _hook_cleared(state: TraversalState, event: HookCleared) -> Decision:
+    key = (event.name, event.hook)
+    wait = state.paused.get(key) if event.traversal_id == state.traversal_id else None
+    if wait is None or state.phase is not Phase.RUNNING:
+        problem = f'The "{event.hook}" hook is not defined on {event.name}'
+        failure = Failure.from_exception(InvalidBreakPointHook(problem, resource=event.name))
+        return Decision(state, (RejectRequest(event.traversal_id, failure),))
+    step = Step(state)
+    step.paused = state.paused.delete(key)
+    version_id = step.node_at(wait.slot).version_id
+    reason = hook_cleared_reason(event.hook)
+    cleared = RecordEvent(state.traversal_id, wait.state, reason, event.name, version_id)
+    step.commands.append(cleared)
+    if wait.after:
+        step.complete(wait.slot, wait.data)
+    else:
+        step.dispatch(wait.slot, hooks=False)
+    step.fill()
+    step.check_complete()
+    return step.decision()
+
+
 def _supersede(state: TraversalState, event: Supersede) -> Decision:
     if event.traversal_id != state.traversal_id or state.phase is Phase.IDLE:
         return _ignore(state)
@@ -365,6 +401,7 @@ _HANDLERS = cast(
         TimeoutFired: _timeout,
         GraceExpired: _grace_expired,
         CancelRequested: _cancel,
+        HookCleared: _hook_cleared,
         Supersede: _supersede,
     },
 )

@@ -13,10 +13,10 @@ All are frozen, slotted dataclasses: no dicts travel between actors. Three famil
 * **Resource, delivery and nested-stack messages** (``CheckResource``, ``CancelResource``,
   ``SignalReceived``, ``DeliverMetadata``, ``MetadataDelivered``, ``StackSettled``) travel between
   the other actors.
-* **Shell messages** (``ConvergeRequest``, ``CancelStack``, ``ResumeStack``, ``RunNode``,
-  ``StepFinished``, ``PollDue``, ``SignalRequest``) are the actor shell's own traffic: requests
-  from the runtime facade, and a resource actor's conversation with its executor jobs and
-  timers. They never reach :func:`~thermik.engine.decide.decide`.
+* **Shell messages** (``ConvergeRequest``, ``CancelStack``, ``ClearHook``, ``ResumeStack``,
+  ``RunNode``, ``StepFinished``, ``PollDue``, ``SignalRequest``) are the actor shell's own
+  traffic: requests from the runtime facade, and a resource actor's conversation with its
+  executor jobs and timers. They never reach :func:`~thermik.engine.decide.decide`.
 
 Every message about a traversal carries its ``traversal_id``: the id fences every write, and a
 message for another traversal than the current one is ignored.
@@ -28,6 +28,8 @@ import dataclasses
 import enum
 from collections.abc import Iterator, Mapping
 from typing import Any, Generic, Protocol, TypeVar
+
+from immutables import Map
 
 from thermik.engine.graph import ConvergenceGraph, Node
 from thermik.engine.operations import NodeAction
@@ -103,6 +105,8 @@ class TraversalOptions:
         cancel_grace_seconds: how long a cancelled resource action may take to stop.
         partial_check: a CHECK cannot check every resource (some plugins have no check); its
             outcome's reason says so, as Heat's does.
+        hooks: the breakpoint hooks (``pre-create`` ... ``post-delete``) the environment sets
+            on each resource name (names without any are absent).
     """
 
     concurrency_limit: int = 64
@@ -110,6 +114,7 @@ class TraversalOptions:
     timeout_seconds: float | None = None
     cancel_grace_seconds: float = 30.0
     partial_check: bool = False
+    hooks: Mapping[str, frozenset[str]] = Map()
 
 
 class TimerKind(enum.Enum):
@@ -180,13 +185,15 @@ class ResourceDone:
 
     ``recorded``: the actor stored the join record of the result (``CheckResource.joins_as``,
     this node, ``node_data``) in the same transaction as the version's final state, so the
-    stack need not append it.
+    stack need not append it. ``acted``: the node changed something (an update that found
+    nothing to change did not; a ``post-update`` hook stops only after one that did).
     """
 
     node: Node
     traversal_id: str
     node_data: NodeData | None
     recorded: bool = False
+    acted: bool = True
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -229,6 +236,10 @@ class ResumeTraversal:
         replacements: old version -> replacement version, for replacements made in this
             traversal (rows whose ``replaces`` is set and were inserted by it).
         options: with ``timeout_seconds`` set to the time that is left.
+        hooks_waiting: (resource name, hook) the traversal's events show waiting: stopping
+            there again records no second event.
+        hooks_cleared: (resource name, hook) the traversal's events show cleared: the node
+            does not stop there again.
     """
 
     traversal_id: str
@@ -237,6 +248,8 @@ class ResumeTraversal:
     options: TraversalOptions
     completed: Mapping[Node, NodeData | None]
     replacements: Mapping[VersionId, VersionId]
+    hooks_waiting: frozenset[tuple[str, str]] = frozenset()
+    hooks_cleared: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -271,6 +284,16 @@ class CancelRequested:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class HookCleared:
+    """A signal ``{"unset_hook": hook}`` arrived for resource ``name`` (Heat's ``stack hook
+    clear``); a hook the resource is not stopped at is rejected (``RejectRequest``)."""
+
+    traversal_id: str
+    name: str
+    hook: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Supersede:
     """The stack's current traversal moved on to ``by`` elsewhere (another engine, or a CAS)."""
 
@@ -288,6 +311,7 @@ Event = (
     | TimeoutFired
     | GraceExpired
     | CancelRequested
+    | HookCleared
     | Supersede
 )
 
@@ -349,7 +373,8 @@ class MarkStackComplete:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class RecordEvent:
-    """Append an event to the stack's event list (a stack event unless ``resource_name``)."""
+    """Append an event to the stack's event list (a stack event unless ``resource_name``:
+    then an event of version ``version_id`` in ``state``, e.g. stopping at a hook)."""
 
     traversal_id: str
     state: State
@@ -525,6 +550,16 @@ class CancelStack:
 
     stack_id: str
     rollback: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClearHook:
+    """Clear the hook resource ``resource_name`` of the stack is stopped at (a signal
+    ``{"unset_hook": hook}``); raises ``InvalidBreakPointHook`` if it is not stopped there."""
+
+    stack_id: str
+    resource_name: str
+    hook: str
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -120,3 +120,43 @@ PARTIAL_CHECK = ". 'CHECK' not fully supported (see resources)"
 #: Why running resource actions are stopped when a user cancels or a new operation retires
 #: the traversal (Heat's ``CancelOperation`` text).
 USER_CANCEL = "user triggered cancel"
+
+
+#: Heat's breakpoint hook names, by (moment, node action word).
+_HOOKED_ACTIONS = {
+    NodeAction.CREATE: Action.CREATE,
+    NodeAction.UPDATE: Action.UPDATE,
+    NodeAction.DELETE: Action.DELETE,
+    NodeAction.RETAIN: Action.DELETE,
+}
+
+
+def hook_for(operation: Action, action: NodeAction, moment: str) -> str | None:
+    """The breakpoint hook (``pre-create`` ... ``post-delete``) a node doing ``action`` during
+    ``operation`` stops at, ``moment`` being ``pre`` or ``post``; ``None`` for none.
+
+    As Heat: an update stops at its update hooks during any operation; a create only during
+    a stack CREATE and a delete only during a stack DELETE (a resource created or deleted by
+    an update, or a replacement, stops at the update's hooks alone).
+    """
+    hooked = _HOOKED_ACTIONS.get(action)
+    if hooked is None:
+        return None
+    if hooked is not Action.UPDATE and hooked is not operation:
+        return None
+    return f"{moment}-{hooked.value.lower()}"
+
+
+def paused_reason(hook: str) -> str:
+    """Heat's event reason when a resource stops at ``hook``."""
+    return f"{hook.split('-', 1)[1].upper()} paused until Hook {hook} is cleared"
+
+
+def hook_cleared_reason(hook: str) -> str:
+    """Heat's event reason when ``hook`` is cleared by a signal."""
+    return f"Hook {hook} is cleared"
+
+
+#: Heat's event reason for a resource whose wait at a hook ended by a failure (timeout,
+#: cancel, another resource's failure).
+WAIT_ENDED = "Failure occurred while waiting."

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from immutables import Map
+
 from thermik.engine.graph import Node
 from thermik.engine.messages import (
     ArmTimer,
@@ -32,15 +34,18 @@ from thermik.engine.messages import (
 )
 from thermik.engine.operations import (
     PARTIAL_CHECK,
+    WAIT_ENDED,
     NodeAction,
     cleanup_action,
     completed_reason,
     failed_reason,
+    hook_for,
+    paused_reason,
     stack_state,
     update_action,
 )
-from thermik.engine.states import Action, Status
-from thermik.engine.traversal import Decision, Phase, TraversalState
+from thermik.engine.states import Action, State, Status
+from thermik.engine.traversal import Decision, HookWait, Phase, TraversalState
 from thermik.engine.versions import VersionId
 
 _NO_INPUT = NodeInputs()
@@ -65,6 +70,7 @@ class Step:
         self.served_by = state.served_by
         self.serving = state.serving
         self.extras = state.extras
+        self.paused = state.paused
         self.open_ends = state.open_ends
         self.phase = state.phase
         self.failures = state.failures
@@ -167,11 +173,15 @@ class Step:
             self.head += 1
             self.dispatch(slot)
 
-    def dispatch(self, slot: int) -> None:
+    def dispatch(self, slot: int, *, hooks: bool = True) -> None:
+        """Send ``slot``'s node to its resource actor, unless (with ``hooks``) it stops at
+        a ``pre-*`` hook first. A replacement stops at none: its slot stopped already."""
         node = self.node_at(slot)
         sent = node
         if node.is_update and node.version_id in self.served_by:
             sent = Node(self.served_by[node.version_id], True)
+        elif hooks and self.stop_at_hook(slot, after=False):
+            return
         self.running[slot] = sent
         message = CheckResource(
             sent,
@@ -183,6 +193,38 @@ class Step:
             None if sent == node else node,
         )
         self.commands.append(DispatchNode(message))
+
+    # -- breakpoint hooks --------------------------------------------------------------------
+
+    def stop_at_hook(self, slot: int, *, after: bool, data: NodeData | None = None) -> bool:
+        """Stop ``slot`` at its ``pre-*`` (``post-*`` when ``after``, with its result
+        ``data``) hook if the environment sets one for it; whether it stopped."""
+        name = self.name_at(slot)
+        hooks = self.state.options.hooks.get(name)
+        if not hooks:
+            return False
+        hook = hook_for(self.state.operation, self.action_for(slot), "post" if after else "pre")
+        if hook is None or hook not in hooks or (name, hook) in self.state.hooks_passed:
+            return False
+        node = self.node_at(slot)
+        if data is not None:
+            state = data.state
+        elif after and not node.is_update:
+            state = State(Action.DELETE, Status.COMPLETE)
+        else:
+            state = self.graph.versions[node.version_id].state
+        self.paused = self.paused.set((name, hook), HookWait(slot, state, after, data))
+        if (name, hook) not in self.state.hooks_recorded:
+            reason = paused_reason(hook)
+            self.commands.append(RecordEvent(self.tid, state, reason, name, node.version_id))
+        return True
+
+    def release_hooks(self) -> None:
+        """End every wait at a hook: the traversal failed, nothing more is dispatched."""
+        for (name, _), wait in sorted(self.paused.items(), key=lambda item: item[1].slot):
+            version_id = self.node_at(wait.slot).version_id
+            self.commands.append(RecordEvent(self.tid, wait.state, WAIT_ENDED, name, version_id))
+        self.paused = Map()
 
     def input_for(self, slot: int) -> NodeInputs:
         if slot >= len(self.graph.nodes) or not self.node_at(slot).is_update:
@@ -252,6 +294,7 @@ class Step:
         else:
             self.reason = reason
         self.rollback_started = rollback
+        self.release_hooks()
         if cancel is not None:
             self.cancel_running(cancel)
         if rollback:
@@ -293,6 +336,7 @@ class Step:
             served_by=self.served_by,
             serving=self.serving,
             extras=self.extras,
+            paused=self.paused,
             open_ends=self.open_ends,
             failures=self.failures,
             reason=self.reason,

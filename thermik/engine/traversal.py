@@ -21,7 +21,7 @@ from immutables import Map
 
 from thermik.engine.graph import ConvergenceGraph, Node, build_graph
 from thermik.engine.messages import Command, NodeData, NodeInputs, TraversalOptions
-from thermik.engine.states import Action
+from thermik.engine.states import Action, State
 from thermik.engine.versions import VersionId
 from thermik.errors import Failure
 
@@ -44,6 +44,24 @@ class Phase(enum.Enum):
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class HookWait:
+    """A slot stopped at a breakpoint hook until a signal clears it.
+
+    Attributes:
+        slot: the stopped slot.
+        state: the resource's state while it waits (what its events show).
+        after: a ``post-*`` hook: the node ran; clearing releases its successors. Otherwise
+            clearing dispatches the node.
+        data: a ``post-*`` hook's node result, handed on when it is cleared.
+    """
+
+    slot: int
+    state: State
+    after: bool = False
+    data: NodeData | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class TraversalState:
     """Everything the StackActor knows about its current traversal.
 
@@ -63,6 +81,9 @@ class TraversalState:
         served_by: replaced version -> its replacement, for replacements made by this traversal.
         serving: replacement version -> the slot it fills.
         extras: cleanup nodes added for replaced versions the graph had no cleanup node for.
+        paused: (resource name, hook) -> the slot stopped at that hook.
+        hooks_recorded: hooks whose wait an earlier run of the traversal recorded already.
+        hooks_passed: hooks an earlier run of the traversal saw cleared.
         open_ends: roots and extra slots not finished yet; zero means complete.
         failures: ``(resource name, failure)`` of every failed node.
         reason: the stack status reason of the last state change.
@@ -87,6 +108,9 @@ class TraversalState:
     served_by: Map[VersionId, VersionId] = dataclasses.field(default_factory=Map)
     serving: Map[VersionId, int] = dataclasses.field(default_factory=Map)
     extras: tuple[Node, ...] = ()
+    paused: Map[tuple[str, str], HookWait] = dataclasses.field(default_factory=Map)
+    hooks_recorded: frozenset[tuple[str, str]] = frozenset()
+    hooks_passed: frozenset[tuple[str, str]] = frozenset()
     open_ends: int = 0
     failures: tuple[tuple[str, Failure], ...] = ()
     reason: str = ""

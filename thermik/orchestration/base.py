@@ -104,6 +104,7 @@ class Base:
         *,
         servers: ServerDeployments | None = None,
         clouds: StackClouds | None = None,
+        routed: bool = False,
     ) -> None:
         self.store = store
         self.registry = registry
@@ -114,6 +115,9 @@ class Base:
         self.servers = servers
         #: The cloud layer (None: no cloud configured, custom constraints go unchecked).
         self.clouds = clouds
+        #: Whether the runtime carries each request to the engine that drives the stack
+        #: (service mode's RPC): then no stack is out of reach.
+        self.routed = routed
         self.descriptions = TemplateDescriptions(store)
 
     def constraints(self, ctx: RequestContext) -> Mapping[str, CustomValidator]:
@@ -161,7 +165,10 @@ class Base:
     def driven_elsewhere(self, stack: Stack) -> LeaseConflict | None:
         """Why this engine cannot cancel or supersede the stack's running operation: another
         live engine (another ``thermik`` command, or a service on the same database) drives it,
-        and engines do not message each other. ``None`` when nothing stands in the way."""
+        and engines do not message each other. ``None`` when nothing stands in the way (always
+        in service mode, where the runtime routes every request to the driving engine)."""
+        if self.routed:
+            return None
         lease = self.store.get_lease(stack.id)
         if lease is None or lease.engine_id == self.runtime.engine_id:
             return None

@@ -29,6 +29,8 @@ from thermik.api.boundary import (
 from thermik.errors import InvalidInput, NotFound, ResourceTypeNotFound
 from thermik.orchestration.base import Base
 from thermik.orchestration.checks import check_resources
+from thermik.orchestration.function_descriptions import DESCRIPTIONS
+from thermik.orchestration.nested_parameters import nested_parameters
 from thermik.orchestration.prepare import check_sources, load_template, request_environment
 from thermik.orchestration.type_templates import type_template
 from thermik.template import Identity, build_stack
@@ -38,7 +40,7 @@ from thermik.template.versions import VERSIONS, TemplateVersion
 #: Keys of a validated parameter that are not constraints.
 _PARAMETER_KEYS = ("Type", "Description", "Label", "NoEcho", "Default", "Value", "Tags")
 #: Names the version table uses for functions a version does not offer.
-_NOT_OFFERED = frozenset({"_removed", "_unavailable", "_invalid"})
+_NOT_OFFERED = frozenset({"_removed", "_unavailable", "_unknown", "_invalid"})
 
 
 def parameter_info(document: Mapping[str, Any]) -> ParameterInfo:
@@ -65,7 +67,7 @@ def _first_line(factory: Any) -> str:
 
 def _offered(table: Mapping[str, Any]) -> list[TemplateFunctionView]:
     return [
-        TemplateFunctionView(name, _first_line(factory))
+        TemplateFunctionView(name, DESCRIPTIONS.get(name) or _first_line(factory))
         for name, factory in sorted(table.items())
         if getattr(factory, "__name__", "") not in _NOT_OFFERED
     ]
@@ -124,6 +126,9 @@ class CatalogOperations(Base):
             parameters={k: parameter_info(v) for k, v in result["Parameters"].items()},
             parameter_groups=tuple(result.get("ParameterGroups") or ()),
             environment=result["Environment"],
+            nested_parameters=(
+                nested_parameters(definition, self.limits, known) if show_nested else {}
+            ),
         )
 
     def list_resource_types(

@@ -15,7 +15,15 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from thermik.conf.settings import LimitSettings
-from thermik.errors import PropertyError, TemplateTooLarge, ThermikError
+from thermik.errors import (
+    PropertyError,
+    PropertyValueError,
+    TemplateError,
+    TemplateTooLarge,
+    ThermikError,
+)
+from thermik.orchestration.attribute_refs import check_attribute_references
+from thermik.orchestration.function_descriptions import DESCRIPTIONS
 from thermik.resources import CustomValidator, Props, Registry, ResourcePlugin, ValidationContext
 from thermik.resources.nested_group import MemberCheck, NestedGroup
 from thermik.resources.properties import validate_properties
@@ -30,6 +38,9 @@ from thermik.template import (
     is_unresolved,
 )
 from thermik.template.budget import Meter
+
+#: The deletion policy only the types that keep a copy on delete take.
+SNAPSHOT: Final = "Snapshot"
 
 
 class _Unknown:
@@ -113,6 +124,28 @@ def static_properties(
     return static_value(definition, raw, lenient=lenient, meter=meter)
 
 
+def property_value_error(exc: ThermikError, name: str) -> PropertyValueError:
+    """``exc``, raised resolving resource ``name``'s properties, as Heat reports it: at the
+    property (the path stops before the first function, the ``get_param`` of
+    ``resources.r.properties.value.get_param``)."""
+    path = list(exc.path)
+    for index, element in enumerate(path):
+        if isinstance(element, str) and (element in DESCRIPTIONS or element.startswith("Fn::")):
+            path = path[:index]
+            break
+    if path[:2] != ["resources", name]:
+        path = ["resources", name, "properties"]
+    error = PropertyValueError(exc.message, path=path, parameter=exc.parameter)
+    error.resource = name
+    return error
+
+
+def declared_only(template: Template, values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` of the parameters ``template`` declares (the others are left out)."""
+    declared = template.raw_section("parameters") or {}
+    return {k: v for k, v in values.items() if k in declared}
+
+
 def check_resources(
     definition: StackDefinition,
     registry: Registry,
@@ -162,6 +195,7 @@ class _Checker:
                 if exc.resource is None:
                     exc.resource = name
                 raise
+        check_attribute_references(definition, self.registry)
         return total
 
     def plugin_resource(
@@ -170,9 +204,20 @@ class _Checker:
         """Check a plugin resource; how many resources the child of a group type holds."""
         name = resource.name
         plugin = self.registry.get(resource.resolved.implementation, resource=name)
-        values = static_properties(definition, name, lenient=self.lenient, meter=self.meter)
+        try:
+            values = static_properties(definition, name, lenient=self.lenient, meter=self.meter)
+        except (TemplateTooLarge, PropertyError):
+            raise
+        except ThermikError as exc:
+            raise property_value_error(exc, name) from None
         props = self.properties(plugin, values, ("resources", name, "properties"))
         self.update_policy(definition, plugin, resource)
+        if resource.deletion_policy == SNAPSHOT and not plugin.snapshots_on_delete:
+            raise TemplateError(
+                f'"{SNAPSHOT}" deletion policy not supported',
+                path=("resources", name, "deletion_policy"),
+                resource=name,
+            )
         try:
             self.validate(plugin, props)
             return self.group(definition, plugin, props, depth)
@@ -288,13 +333,22 @@ class _Checker:
             )
         except ThermikError as exc:
             raise exc.at(*resource_path) from None
-        # Its properties are the template's parameters (names, types, constraints).
-        TemplateResource.for_template(template.data, {}).check_properties(
-            values, unresolved=unresolved, custom_constraints=self.custom, path=properties_path
-        )
+        # Its properties are the template's parameters (names, types, constraints). Validating
+        # a template, Heat checks them for the top level's template resources only: deeper
+        # ones are checked for their templates' structure.
+        if not (self.lenient and depth >= 1):
+            defaulted = frozenset(definition.environment.parameter_defaults)
+            TemplateResource.for_template(template.data, {}, defaulted).check_properties(
+                values,
+                unresolved=unresolved,
+                custom_constraints=self.custom,
+                path=properties_path,
+            )
         if not isinstance(values, Mapping):
             values = {}
         known = {k: v for k, v in values.items() if not unresolved(v) and v is not None}
+        if self.lenient and depth >= 1:
+            known = declared_only(template, known)
         try:
             nested = build_stack(
                 template,

@@ -230,6 +230,18 @@ class NestedStacks:
         results = definition.resolve_outputs(StoredResolution(self.store, child.id))
         return {name: r.value for name, r in results.items() if r.error is None}
 
+    def output_error(self, ctx: ResourceContext, stack_id: str, name: str) -> str | None:
+        """See :meth:`NestedStackServices.output_error`."""
+        child = self.store.get_stack(stack_id, show_deleted=True)
+        definition = self._definition(child)
+        if name not in definition.outputs:
+            return None
+        try:
+            definition.resolve_output(name, StoredResolution(self.store, child.id))
+        except ThermikError as exc:
+            return exc.message
+        return None
+
     def resource_names(self, ctx: ResourceContext, stack_id: str) -> Sequence[str]:
         """See :meth:`NestedStackServices.resource_names`."""
         child = self.store.get_stack(stack_id, show_deleted=True)

@@ -17,12 +17,21 @@ from thermik.orchestration.base import Base
 from thermik.persistence.values import Stack
 from thermik.template import OutputResult, StackDefinition
 
+#: What an output without a description says, as in Heat.
+NO_DESCRIPTION = "No description given"
+
+
+def described(description: str | None) -> str:
+    """An output's description as shown: Heat's words when the template gives none."""
+    return NO_DESCRIPTION if description is None else description
+
 
 def output_view(result: OutputResult) -> OutputView:
     """A resolved output: its value, or the error that prevented resolving it."""
+    description = described(result.description)
     if result.error is not None:
-        return OutputView(result.name, result.description, None, str(result.error))
-    return OutputView(result.name, result.description, result.value)
+        return OutputView(result.name, description, None, str(result.error))
+    return OutputView(result.name, description, result.value)
 
 
 class OutputOperations(Base):
@@ -37,7 +46,7 @@ class OutputOperations(Base):
         row = self.find_stack(ctx, stack)
         _, definition = self.stored_definition(row)
         return [
-            OutputView(name, output.description, resolved=False)
+            OutputView(name, described(output.description), resolved=False)
             for name, output in definition.outputs.items()
         ]
 
@@ -47,8 +56,9 @@ class OutputOperations(Base):
         output = definition.outputs.get(key)
         if output is None:
             raise NotFound(f"Specified output key {key} not found.")
+        description = described(output.description)
         try:
             value = definition.resolve_output(key, StoredResolution(self.store, row.id))
         except ThermikError as exc:
-            return OutputView(key, output.description, None, str(exc))
-        return OutputView(key, output.description, value)
+            return OutputView(key, description, None, str(exc))
+        return OutputView(key, description, value)

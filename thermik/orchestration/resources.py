@@ -19,6 +19,7 @@ from thermik.api.boundary import (
 )
 from thermik.deployments.source import resource_document
 from thermik.errors import (
+    InvalidBreakPointHook,
     InvalidSignal,
     InvalidTransition,
     LockConflict,
@@ -27,11 +28,13 @@ from thermik.errors import (
     ThermikError,
 )
 from thermik.orchestration.base import Base, identity_of
+from thermik.orchestration.stack_user_access import check_stack_user
 from thermik.orchestration.versions import current_resources
 from thermik.orchestration.views import resource_view
 from thermik.persistence.resource_values import NewEvent, Resource, ResourceChanges
 from thermik.persistence.values import Stack
 from thermik.template import StackDefinition
+from thermik.template.registry import HOOK_TYPES
 
 #: The key under which the runtime stores what ``get_resource`` returns.
 REFERENCE_KEY = "__reference_id__"
@@ -161,6 +164,7 @@ class ResourceOperations(Base):
         here)."""
         row = self.find_stack(ctx, stack)
         resource = self.current_resource(row, name)
+        check_stack_user(self.store, ctx, row, resource, "resource:metadata")
         shown = {**self._template_metadata(row, name), **resource.metadata}
         document = resource_document(self.store, resource, row.tenant)
         if document is not None:
@@ -182,13 +186,22 @@ class ResourceOperations(Base):
         self, ctx: RequestContext, stack: StackIdentity, name: str, details: Json
     ) -> None:
         row = self.find_stack(ctx, stack, live=True)
-        self.current_resource(row, name)
+        resource = self.current_resource(row, name)
+        check_stack_user(self.store, ctx, row, resource, "resource:signal")
         if details is not None and not isinstance(details, Mapping):
             raise InvalidSignal(
                 f"Signal data for resource {name} must be a JSON object, not "
                 f"{type(details).__name__}",
                 resource=name,
             )
+        if details is not None and "unset_hook" in details:
+            hook = details["unset_hook"]
+            if hook not in HOOK_TYPES:
+                raise InvalidBreakPointHook(
+                    f'Invalid hook type "{hook}" for {name}', resource=name
+                )
+            self.runtime.signal(row.id, name, {"unset_hook": hook})
+            return
         definition = self._definition(row)
         described = definition.resources.get(name) if definition is not None else None
         if described is None or not self._takes_signals(described.resolved.implementation):

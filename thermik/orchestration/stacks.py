@@ -32,17 +32,19 @@ from thermik.errors import (
     InvalidInput,
     LeaseConflict,
     NotFound,
+    PropertyError,
+    PropertyValueError,
     StackNotFound,
     ThermikError,
 )
 from thermik.orchestration.base import identity_of
-from thermik.orchestration.checks import static_properties, without_runtime
 from thermik.orchestration.outputs import OutputOperations
 from thermik.orchestration.prepare import Prepared, prepare_request
+from thermik.orchestration.preview import Previewer
 from thermik.orchestration.stored_templates import dropped_if_refused
-from thermik.orchestration.views import planned_resource_view, stack_parameters, stack_view
+from thermik.orchestration.views import stack_parameters, stack_view
 from thermik.persistence.values import STACK_FILTERS, NewStack, StackQuery
-from thermik.template import Identity, StackDefinition
+from thermik.template import Identity
 
 #: Heat's rule for stack names.
 _NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_.-]{0,254}")
@@ -195,9 +197,16 @@ class StackOperations(OutputOperations):
     def preview_stack(self, ctx: RequestContext, request: StackRequest) -> StackPreview:
         name = self._free_name(ctx, request.name)
         identity = Identity(stack_name=name, stack_id="None", project_id=ctx.tenant)
-        prepared = prepare_request(
-            request, identity, self.registry, self.limits, custom_constraints=self.constraints(ctx)
-        )
+        try:
+            prepared = prepare_request(
+                request,
+                identity,
+                self.registry,
+                self.limits,
+                custom_constraints=self.constraints(ctx),
+            )
+        except PropertyValueError as exc:
+            raise PropertyError(exc.preview_text(), resource=exc.resource) from None
         definition = prepared.definition
         stack = StackIdentity(name, "None")
         parameters, hidden = stack_parameters(definition)
@@ -214,9 +223,10 @@ class StackOperations(OutputOperations):
             else request.disable_rollback,
             timeout_mins=request.timeout_mins,
             tags=request.tags or (),
-            owner=ctx.user,
+            owner=ctx.user_name or ctx.user,
         )
-        return StackPreview(view, tuple(_preview_resources(definition, stack)))
+        previewer = Previewer(self.registry, self.limits)
+        return StackPreview(view, tuple(previewer.resources(definition)))
 
     def list_stacks(self, ctx: RequestContext, query: ListQuery) -> Page[StackView]:
         stored = store_query(ctx, query)
@@ -287,29 +297,9 @@ def _new_stack(
         name=name,
         tenant=ctx.tenant,
         raw_template_id=template_id,
-        username=ctx.user,
+        username=ctx.user_name or ctx.user,
         id=stack_id,
         timeout_mins=request.timeout_mins,
         disable_rollback=True if rollback is None else rollback,
         tags=request.tags or (),
     )
-
-
-def _preview_resources(definition: StackDefinition, stack: StackIdentity) -> list[Any]:
-    required_by = definition.required_by()
-    views = []
-    meter = definition.meter()
-    for name in definition.creation_order():
-        resource = definition.resources[name]
-        properties = without_runtime(static_properties(definition, name, meter=meter))
-        views.append(
-            planned_resource_view(
-                name,
-                resource.type,
-                stack,
-                required_by=sorted(required_by[name]),
-                description=resource.description,
-                properties=properties if isinstance(properties, dict) else {},
-            )
-        )
-    return views

@@ -49,23 +49,33 @@ def type_template(described: Mapping[str, Any], template_type: str) -> dict[str,
             f"Template type {template_type} is not supported: use hot or cfn",
             path=("template_type",),
         )
-    name = str(described["resource_type"])
+    type_name = str(described["resource_type"])
     properties: Mapping[str, Any] = described["properties"]
     attributes: Mapping[str, Any] = described["attributes"]
     if template_type == "hot":
-        return _hot(name, properties, attributes)
-    return _cfn(name, properties, attributes)
+        return _hot(type_name, properties, attributes)
+    return _cfn(type_name, properties, attributes)
+
+
+def resource_name(type_name: str) -> str:
+    """The name the template gives the type's resource: as Heat's, the type's last part
+    (``TestResource`` for ``OS::Heat::TestResource``), which Heat's plugin classes are named."""
+    return type_name.rsplit("::", 1)[-1]
 
 
 def _hot(
-    name: str, properties: Mapping[str, Any], attributes: Mapping[str, Any]
+    type_name: str, properties: Mapping[str, Any], attributes: Mapping[str, Any]
 ) -> dict[str, Any]:
+    name = resource_name(type_name)
     return {
         "heat_template_version": "2016-10-14",
         "description": f"Initial template of {name}",
         "parameters": {key: _parameter(schema, True) for key, schema in properties.items()},
         "resources": {
-            name: {"type": name, "properties": {key: {"get_param": key} for key in properties}}
+            name: {
+                "type": type_name,
+                "properties": {key: {"get_param": key} for key in properties},
+            }
         },
         "outputs": {
             key: {"description": schema.get("description"), "value": {"get_attr": [name, key]}}
@@ -75,14 +85,15 @@ def _hot(
 
 
 def _cfn(
-    name: str, properties: Mapping[str, Any], attributes: Mapping[str, Any]
+    type_name: str, properties: Mapping[str, Any], attributes: Mapping[str, Any]
 ) -> dict[str, Any]:
+    name = resource_name(type_name)
     return {
         "AWSTemplateFormatVersion": "2010-09-09",
         "Description": f"Initial template of {name}",
         "Parameters": {key: _parameter(schema, False) for key, schema in properties.items()},
         "Resources": {
-            name: {"Type": name, "Properties": {key: {"Ref": key} for key in properties}}
+            name: {"Type": type_name, "Properties": {key: {"Ref": key} for key in properties}}
         },
         "Outputs": {
             key: {

@@ -102,8 +102,12 @@ class UpdateOperations(Base):
             if elsewhere is not None:
                 raise elsewhere from None
             raise
-        if request.tags is not None:
-            changes = StackChanges(tags=request.tags)
+        tags = request.tags
+        if tags is None and not update.existing:
+            # A PUT replaces the stack's attributes, as in Heat: no tags given leaves none.
+            tags = ()
+        if tags is not None:
+            changes = StackChanges(tags=tags)
             # A newer operation may have superseded this update already; its own tags stand.
             with contextlib.suppress(TraversalConflict):
                 self.store.update_stack(row.id, traversal, changes)

@@ -122,6 +122,8 @@ def planned_resource_view(
     required_by: Sequence[str] = (),
     description: str = "",
     properties: Mapping[str, JSON] | None = None,
+    attributes: Mapping[str, JSON] | None = None,
+    parent_resource: str | None = None,
 ) -> ResourceView:
     """A resource that does not exist yet (previews): INIT_COMPLETE, no id, no times."""
     return ResourceView(
@@ -133,6 +135,8 @@ def planned_resource_view(
         required_by=tuple(required_by),
         description=description,
         properties=properties,
+        attributes=attributes,
+        parent_resource=parent_resource,
     )
 
 

@@ -10,7 +10,9 @@ says how to create, fetch, update and remove its kind of thing:
   without the engine learning its id; delete finds it by its creation tag
   (:meth:`CloudResource.created_with`) and deletes it, so neither the version's retry nor its
   replacement leaves the first one behind;
-* check that fails with the cloud's answer when the resource went missing out of band;
+* check that fails with the cloud's answer when the resource went missing out of band (also
+  how a resource with an ``external_id`` finds the physical resource it adopts: the engine
+  sets that id as the physical id and checks it, so an id naming nothing fails the create);
 * attributes read from one fetch of the resource: a plugin instance serves one call, so the
   object the last poll of an action fetched also answers the attributes asked right after.
 """

@@ -159,3 +159,13 @@ def physical_resource_name(ctx: ResourceContext) -> str:
     stack_part = ctx.stack.name[: room // 2]
     resource_part = ctx.resource_name[-(room - len(stack_part)) :]
     return f"{stack_part}-{resource_part}-{suffix}"
+
+
+#: The deletion policy of a resource whose template gives none.
+DELETE_POLICY = "Delete"
+
+
+def deletion_policy(ctx: ResourceContext) -> str:
+    """The deletion policy (``Delete``, ``Snapshot``; ``Retain`` never reaches a plugin) of the
+    version a delete acts on, as its own template says (``Delete`` in any other action)."""
+    return str(getattr(ctx, "deletion_policy", None) or DELETE_POLICY)

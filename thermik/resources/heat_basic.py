@@ -92,7 +92,7 @@ class Value(ResourcePlugin):
         ),
     }
     attributes_schema: ClassVar[AttributesSchema] = {
-        "value": AttributeSchema('The "value" property, converted to its "type".'),
+        "value": AttributeSchema('The "value" property, as written (checked to be a "type").'),
     }
 
     @classmethod
@@ -104,7 +104,8 @@ class Value(ResourcePlugin):
         custom_constraints: Mapping[str, CustomValidator] | None = None,
         path: Sequence[str | int] = (),
     ) -> dict[str, Any]:
-        """Check ``value`` against the type named by ``type``, when that is known."""
+        """Check ``value`` against the type named by ``type``, when that is known; as in
+        Heat, the value stays as written (a number given as ``"42"`` is the string ``"42"``)."""
         check = functools.partial(
             validate_properties,
             values=values,
@@ -119,7 +120,8 @@ class Value(ResourcePlugin):
         typed = PropertySchema(
             _VALUE_TYPES[value_type], _VALUE_DESCRIPTION, required=True, update_allowed=True
         )
-        return check({**cls.properties_schema, "value": typed})
+        check({**cls.properties_schema, "value": typed})
+        return props
 
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Nothing to create beyond a physical name."""
@@ -127,7 +129,7 @@ class Value(ResourcePlugin):
         return None
 
     def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:
-        """``value`` is the (typed) property."""
+        """``value`` is the property as written."""
         return props.get("value") if name == "value" else None
 
 

@@ -125,6 +125,11 @@ class NestedStackServices(Protocol):
         be resolved is absent)."""
         ...
 
+    def output_error(self, ctx: ResourceContext, stack_id: str, name: str) -> str | None:
+        """Why the child's output ``name`` cannot be resolved (``None`` if it can, or if the
+        child has no such output)."""
+        ...
+
     def resource_names(self, ctx: ResourceContext, stack_id: str) -> Sequence[str]:
         """The child's current resources, in template order."""
         ...

@@ -140,6 +140,10 @@ class ResourcePlugin(abc.ABC):
     #: Attributes costly to resolve (more cloud requests): resolved when an action completes
     #: only if a successor or an output reads them, not stored with every other otherwise.
     lazy_attributes: ClassVar[frozenset[str]] = frozenset()
+    #: Whether the type honours ``deletion_policy: Snapshot`` (its delete keeps a copy first,
+    #: Heat's ``handle_snapshot_delete``, seeing the policy through the context); a template
+    #: giving the policy to any other type is refused, as Heat refuses it.
+    snapshots_on_delete: ClassVar[bool] = False
     #: Whether a FAILED resource is replaced, rather than updated, by the next update.
     replace_if_failed: ClassVar[bool] = True
     #: Whether every update traversal updates the resource, even with unchanged properties

@@ -46,6 +46,7 @@ from thermik.resources.software_services import (
     DeploymentState,
     software_services,
 )
+from thermik.resources.stack_users import AGENT_SERVER_KEY
 
 DEPLOY_ACTIONS = ("CREATE", "UPDATE", "DELETE", "SUSPEND", "RESUME")
 SIGNAL_TRANSPORTS = ("CFN_SIGNAL", "TEMP_URL_SIGNAL", "HEAT_SIGNAL", "NO_SIGNAL", "ZAQAR_SIGNAL")
@@ -130,12 +131,16 @@ class SoftwareDeployment(ResourcePlugin):
         previous = actions.stored_handle(ctx, DEPLOYMENT_KEY)
         deployment_id = previous.deployment_id if previous else actions.new_id(ctx)
         ctx.set_physical_id(deployment_id)
+        server_id = str(props["server"])
+        if ctx.data.get(AGENT_SERVER_KEY) != server_id:
+            # Before the server can run it: the server's agent signals it (HEAT_SIGNAL).
+            ctx.data.set(AGENT_SERVER_KEY, server_id)
         request = actions.request_for(
             ctx,
             props,
             action,
             deployment_id=deployment_id,
-            server_id=str(props["server"]),
+            server_id=server_id,
             resource_name=ctx.resource_name,
             structured=self.structured,
         )

@@ -11,7 +11,7 @@ only.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
 import yaml
@@ -55,21 +55,28 @@ _PARAMETER_TYPES = {
 }
 
 
-def template_resource_schema(parameters: Mapping[str, Any]) -> dict[str, PropertySchema]:
+def template_resource_schema(
+    parameters: Mapping[str, Any], defaulted: Collection[str] = ()
+) -> dict[str, PropertySchema]:
     """The properties schema of a template resource, from its template's ``parameters``.
 
     Every property may be updated in place (the nested template decides what that means); one
-    is required when its parameter has no default; a ``json`` or ``comma_delimited_list``
+    is required when its parameter has no default and is not ``defaulted`` (named by the
+    environment's ``parameter_defaults``, which reach the nested stack as in Heat); a ``json``
+    or ``comma_delimited_list``
     parameter also takes the string forms (``allow_conversion``). Unknown types become maps,
     as in Heat.
 
     Raises:
         TemplateError: a parameter definition or constraint is malformed.
     """
-    return {name: _parameter_property(name, definition) for name, definition in parameters.items()}
+    return {
+        name: _parameter_property(name, definition, defaulted=name in defaulted)
+        for name, definition in parameters.items()
+    }
 
 
-def _parameter_property(name: str, definition: Any) -> PropertySchema:
+def _parameter_property(name: str, definition: Any, *, defaulted: bool) -> PropertySchema:
     where = ("parameters", name)
     if not isinstance(definition, Mapping):
         raise TemplateError("parameter definition must be a map", path=where)
@@ -82,7 +89,7 @@ def _parameter_property(name: str, definition: Any) -> PropertySchema:
         return PropertySchema(
             prop_type,
             definition.get("description", definition.get("Description")),
-            required=default is None,
+            required=default is None and not defaulted,
             constraints=_constraints(definition),
             update_allowed=True,
             allow_conversion=prop_type in (Type.MAP, Type.LIST),

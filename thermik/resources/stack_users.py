@@ -29,7 +29,22 @@ from thermik.resources.context import ResourceContext
 
 LOG = logging.getLogger(__name__)
 
-__all__ = ["StackUser", "StackUserServices", "StackUsers", "stack_user_services"]
+__all__ = [
+    "AGENT_SERVER_KEY",
+    "STACK_USER_KEY",
+    "StackUser",
+    "StackUserServices",
+    "StackUsers",
+    "stack_user_services",
+]
+
+#: The resource data key of the id of the resource's own stack user: the REST API lets that
+#: user read the resource's metadata and signal it (and the deployments of a server's user
+#: signal its deployments), nothing else.
+STACK_USER_KEY = "stack_user_id"
+#: The resource data key of the physical id of the server a resource (a software deployment)
+#: runs on: the stack user of that server's agent may signal it.
+AGENT_SERVER_KEY = "agent_server_id"
 
 
 @runtime_checkable
@@ -39,6 +54,12 @@ class StackUserServices(Protocol):
     @property
     def auth_url(self) -> str:
         """Keystone's v3 URL, for the agent inside a server to authenticate at."""
+        ...
+
+    @property
+    def region_name(self) -> str | None:
+        """The region in which agents find Thermik and Zaqar in Keystone's catalog (None:
+        the catalog's only one)."""
         ...
 
     def create_user(self, ctx: ResourceContext) -> StackUser:
@@ -93,6 +114,10 @@ class StackUsers:
     @property
     def auth_url(self) -> str:
         return self.domain.auth_url
+
+    @property
+    def region_name(self) -> str | None:
+        return self.domain.settings.agent_region
 
     def create_user(self, ctx: ResourceContext) -> StackUser:
         root = self._root_of(ctx.stack.id)

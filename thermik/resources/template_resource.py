@@ -15,10 +15,11 @@ output and ``get_attr: [r, resource.<name>, <attr>]`` an attribute of a resource
 from __future__ import annotations
 
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 from urllib.parse import quote
 
+from thermik.errors import AttributeValueError
 from thermik.resources.constraints import CustomValidator
 from thermik.resources.context import ResourceContext
 from thermik.resources.nested_services import (
@@ -50,9 +51,13 @@ class TemplateResource(NestedStackResource):
 
     @classmethod
     def for_template(
-        cls, template: Mapping[str, Any], files: Mapping[str, str]
+        cls,
+        template: Mapping[str, Any],
+        files: Mapping[str, str],
+        defaulted: Collection[str] = (),
     ) -> type[TemplateResource]:
-        """The class of resources implemented by ``template`` in a stack with ``files``.
+        """The class of resources implemented by ``template`` in a stack with ``files`` whose
+        environment's ``parameter_defaults`` name ``defaulted`` (not required properties).
 
         Raises:
             TemplateError: a parameter definition of the template is malformed.
@@ -67,7 +72,9 @@ class TemplateResource(NestedStackResource):
             "__module__": cls.__module__,
             "template": template,
             "parent_files": files,
-            "properties_schema": types.MappingProxyType(template_resource_schema(parameters)),
+            "properties_schema": types.MappingProxyType(
+                template_resource_schema(parameters, defaulted)
+            ),
             "attributes_schema": types.MappingProxyType(attributes),
             "dynamic_attributes": False,
         }
@@ -128,6 +135,15 @@ class TemplateResource(NestedStackResource):
         outputs = self.child_outputs(ctx)
         if name == STACK_ID_OUTPUT and outputs.get(name) is None:
             return child_stack_id(ctx)
+        if name not in outputs:
+            stack_id = child_stack_id(ctx)
+            error = (
+                None
+                if stack_id is None
+                else nested_services(ctx).output_error(ctx, stack_id, name)
+            )
+            if error is not None:
+                raise AttributeValueError(f"Error in {ctx.resource_name} output {name}: {error}")
         return outputs.get(name)
 
 

@@ -2,7 +2,9 @@
 
 Every definition is parsed up front with the version's condition functions (so a bad one is
 an error even if nothing uses it, as in Heat); each is evaluated at most once, and a
-condition that (indirectly) refers to itself is an error naming it.
+condition that (indirectly) refers to itself is an error naming it. A condition whose name is
+not a string (an unquoted ``yes`` or ``off`` that YAML reads as a boolean) is an error, as the
+template fails in Heat; a *reference* ``condition: yes`` is the boolean, as there.
 """
 
 from __future__ import annotations
@@ -26,6 +28,14 @@ class Conditions:
         self._definitions: dict[Any, Any] = {}
         for name, raw in template.conditions().items():
             where = (*self._section, str(name))
+            if not isinstance(name, str):
+                # YAML reads an unquoted yes/no/on/off/true/false as a boolean; Heat fails on
+                # such a name too (with a TypeError of its own).
+                raise TemplateError(
+                    f"The condition name {name!r} is not a string: a name such as yes, no, "
+                    "on or off must be quoted, or YAML reads it as a boolean",
+                    path=where,
+                )
             parsed = parser.parse_condition(raw, where)
             if not isinstance(parsed, (bool, Function)):
                 raise TemplateError(

@@ -215,6 +215,23 @@ class StackDefinition:
         """Resource ``name``'s template metadata, resolved."""
         return self._resolve_map(name, "metadata", ctx)
 
+    def resolve_external_id(self, name: str) -> str | None:
+        """The id of the existing physical resource resource ``name`` refers to, if any
+        (``external_id`` resolved: it cannot depend on other resources)."""
+        value = self.resources[name].external_id
+        if value is None:
+            return None
+        result = self.resolve(value, None)
+        if result is None:
+            return None
+        if not isinstance(result, str | int) or isinstance(result, bool):
+            raise FunctionError(
+                f"external_id must resolve to a string, not {type(result).__name__}",
+                path=("resources", name, "external_id"),
+                resource=name,
+            )
+        return str(result)
+
     def resolve_update_policy(
         self, name: str, ctx: ResolutionContext | None = None
     ) -> dict[Any, Any]:

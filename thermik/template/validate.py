@@ -19,7 +19,7 @@ from typing import Any
 
 from thermik.template import constraints as c
 from thermik.template.context import Identity
-from thermik.template.definitions import build_stack
+from thermik.template.definitions import StackDefinition, build_stack
 from thermik.template.environment import Environment
 from thermik.template.parameters import API_TYPES, Parameter
 from thermik.template.registry import KnownTypes
@@ -60,8 +60,18 @@ def validate_template(
     groups = template.raw_section("parameter_groups")
     if groups:
         result["ParameterGroups"] = groups
-    result["Environment"] = environment.as_dict()
+    result["Environment"] = with_template_types(environment.as_dict(), stack)
     return result
+
+
+def with_template_types(environment: dict[str, Any], stack: StackDefinition) -> dict[str, Any]:
+    """``environment`` with, as Heat's validate answers, a registry entry mapping each type
+    that names a template file (``type: nested.yaml``) to that file."""
+    registry = dict(environment.get("resource_registry") or {})
+    for resource in stack.resources.values():
+        if resource.resolved.is_template and resource.type not in registry:
+            registry[resource.type] = resource.type
+    return {**environment, "resource_registry": registry}
 
 
 def describe_parameter(param: Parameter) -> dict[str, Any]:

@@ -5,13 +5,17 @@ deletion policies, parameter syntax and two function tables (general and conditi
 tables are built by applying each version's changes to the previous one, as Heat's classes
 do; nothing else varies between versions.
 
-A function that exists in another version of the same format but not in this one is an
-error naming the function, the version and the place, rather than being read as data.
+As in Heat, a function this version removed is an error naming the function, the version
+and the place, and any other name the version does not know is data: a one-key map whose key
+is a function of another version of the same format (``str_split`` in 2013-05-23) is read as
+that map, with a warning naming the place (in a condition it is an error: a condition must
+be one of the version's condition functions).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -24,6 +28,8 @@ HOT_KEY = "heat_template_version"
 CFN_KEY = "AWSTemplateFormatVersion"
 HEAT_CFN_KEY = "HeatTemplateFormatVersion"
 VERSION_KEYS = (HOT_KEY, CFN_KEY, HEAT_CFN_KEY)
+
+LOG = logging.getLogger(__name__)
 
 
 def _removed(name: str, raw: Any, path: Path, parser: Parser) -> Any:
@@ -39,11 +45,34 @@ def _unavailable(name: str, raw: Any, path: Path, parser: Parser) -> Any:
     raise FunctionError(f'The function "{name}" is not available in {version.label}', path=path)
 
 
+def _unknown(name: str, raw: Any, path: Path, parser: Parser) -> Any:
+    version = parser.scope.version
+    where = ".".join(str(part) for part in path[:-1])
+    LOG.warning(
+        '%s: "%s" is not a function in %s (it is in another version): read as data',
+        where,
+        name,
+        version.label,
+    )
+    return {name: parser.parse(raw, path)}
+
+
 def _invalid(name: str, raw: Any, path: Path, parser: Parser) -> Any:
     raise FunctionError(f'The function "{name}" is invalid in this context', path=path)
 
 
 Table = dict[str, FunctionFactory]
+
+
+def _in_condition(factory: FunctionFactory) -> FunctionFactory:
+    """What a general function is inside a condition: removed stays removed, one of another
+    version is unavailable there, any other is invalid in that context."""
+    if factory is _removed:
+        return _removed
+    if factory is _unknown:
+        return _unavailable
+    return _invalid
+
 
 _CFN_IN_HOT_2013: Table = {
     "Fn::GetAZs": cfn.GetAZs.parse,
@@ -220,13 +249,11 @@ class TemplateVersion:
 
 
 def _with_unavailable(table: Table, family: set[str]) -> Table:
-    return {**{n: _unavailable for n in family if n not in table}, **table}
+    return {**{n: _unknown for n in family if n not in table}, **table}
 
 
 def _condition_table(functions: Table, conditions_: Table) -> Table:
-    table: Table = {
-        n: (f if f in (_removed, _unavailable) else _invalid) for n, f in functions.items()
-    }
+    table: Table = {n: _in_condition(f) for n, f in functions.items()}
     table.update(conditions_)
     return table
 
@@ -347,8 +374,9 @@ def detect_version(document: Mapping[Any, Any]) -> TemplateVersion:
     version = VERSIONS.get((key, value))
     if version is None:
         allowed = sorted(v for k, v in VERSIONS if k == key)
+        # Heat's wording: the message names the key and value itself, so no path precedes it.
         raise TemplateVersionError(
-            f'"{key}: {value}". "{key}" should be one of: ' + ", ".join(allowed),
-            path=(key,),
+            f'The template version is invalid: "{key}: {value}". "{key}" should be one of: '
+            + ", ".join(allowed)
         )
     return version

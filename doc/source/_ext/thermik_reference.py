@@ -39,7 +39,7 @@ from thermik.resources.schema import (
 from thermik.template.versions import VERSIONS, TemplateVersion
 
 #: Names the version table gives to functions a version does not offer.
-NOT_OFFERED = frozenset({"_removed", "_unavailable", "_invalid"})
+NOT_OFFERED = frozenset({"_removed", "_unavailable", "_unknown", "_invalid"})
 METHODS = ("get", "post", "put", "patch", "delete")
 
 

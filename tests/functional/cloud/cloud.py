@@ -37,11 +37,12 @@ def running(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
-def wait_for_cloud_up(timeout: float = 1800) -> None:
+def wait_for_cloud_up(timeout: float = 1800, env_name: str = "cloud.env") -> None:
     """When tools/run-tests.sh starts the cloud beside the suite (``THERMIK_CLOUD_UP_PID``),
-    wait until it is up, or fail saying where its log is if it ended without coming up."""
+    wait until it is up (its ``env_name`` is written: the cloud's, or that of a service it
+    starts after the cloud), or fail saying where its log is if it ended without coming up."""
     pid = os.environ.get("THERMIK_CLOUD_UP_PID")
-    env_file = state_dir() / "cloud.env"
+    env_file = state_dir() / env_name
     if not pid:
         return
     deadline = time.monotonic() + timeout
@@ -51,6 +52,15 @@ def wait_for_cloud_up(timeout: float = 1800) -> None:
         log = state_dir() / "cloud-up.log"
         tail = log.read_text()[-3000:] if log.is_file() else ""
         unavailable(f"tools/cloud-up.sh did not bring the cloud up (log: {log}):\n{tail}")
+
+
+def wait_for_cloud_job(timeout: float = 300) -> None:
+    """When tools/run-tests.sh brings the cloud up beside the suite, the Keystone-authenticated
+    Swift and Zaqar join its catalog after it: wait for that job to end."""
+    pid = os.environ.get("THERMIK_CLOUD_UP_PID")
+    deadline = time.monotonic() + timeout
+    while pid and running(int(pid)) and time.monotonic() < deadline:
+        time.sleep(1)
 
 
 @dataclasses.dataclass(frozen=True)

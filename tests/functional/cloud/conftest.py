@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.cloud.cloud import CloudEnv
+from tests.functional.cloud.cloud import CloudEnv, wait_for_cloud_job
 from tests.functional.cloud.engine import CloudEngine
+from tests.functional.services import ZaqarKeystoneEnv
 
 HERE = Path(__file__).resolve().parent
 
@@ -27,6 +28,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def cloud_env() -> CloudEnv:
     """The loopback cloud, checked to accept the demo user's login."""
     return CloudEnv.from_settings()
+
+
+@pytest.fixture(scope="session")
+def zaqar_keystone_env(cloud_env: CloudEnv) -> ZaqarKeystoneEnv:
+    """The Zaqar behind the cloud's Keystone (tools/zaqar-keystone-up.sh, which
+    tools/run-tests.sh starts once the cloud is up: waited for like the cloud)."""
+    wait_for_cloud_job()
+    return ZaqarKeystoneEnv.from_settings()
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from typing import Any
 
 from openstack.connection import Connection
 
+from thermik.resources.cinder.common import TAG_KEY as VOLUME_TAG_KEY
 from thermik.resources.cloud_access import TAG_PREFIX
 
 
@@ -19,9 +20,18 @@ def _tagged(found: Iterable[Any], prefix: str, kind: str) -> list[str]:
     return out
 
 
+def _tagged_volumes(conn: Connection, prefix: str) -> list[str]:
+    """The volumes whose metadata carries a creation tag starting with ``prefix``."""
+    return [
+        f"volume {v.id} {v.name}"
+        for v in conn.block_storage.volumes()
+        if str((v.metadata or {}).get(VOLUME_TAG_KEY, "")).startswith(prefix)
+    ]
+
+
 def leftovers(conn: Connection, stack_id: str) -> list[str]:
-    """Every network, subnet, port, router, security group, floating IP and server of the
-    project that carries a creation tag of stack ``stack_id``."""
+    """Every network, subnet, port, router, security group, floating IP, server and volume
+    of the project that carries a creation tag of stack ``stack_id``."""
     prefix = f"{TAG_PREFIX}{stack_id}-"
     network = conn.network
     return [
@@ -32,4 +42,5 @@ def leftovers(conn: Connection, stack_id: str) -> list[str]:
         *_tagged(network.security_groups(), prefix, "security group"),
         *_tagged(network.ips(), prefix, "floating IP"),
         *_tagged(conn.compute.servers(), prefix, "server"),
+        *_tagged_volumes(conn, prefix),
     ]

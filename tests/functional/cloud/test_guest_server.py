@@ -24,7 +24,7 @@ from tests.functional.cloud.cloud import CloudEnv
 from tests.functional.guest import Guest, nova_boot_data
 from tests.functional.services import AgentSandbox, SwiftEnv, ZaqarEnv
 from tests.functional.software_deployments.engine import CTX, EngineUnderTest
-from thermik.conf.settings import DeliverySettings, SwiftSettings, ZaqarSettings
+from thermik.conf.settings import DeliverySettings, ZaqarSettings
 from thermik.resources.agent_config import NOVA_DEFAULT_COLLECTORS
 from thermik.resources.nova.userdata import build_user_data, encode_user_data, server_metadata
 
@@ -185,13 +185,7 @@ def test_a_nova_server_configured_through_a_swift_temp_url(
     tmp_path: Path, cloud_env: CloudEnv, agent_sandbox: AgentSandbox, swift_env: SwiftEnv
 ) -> None:
     prefix = f"{PREFIX}-{uuid.uuid4().hex[:8]}"
-    settings = SwiftSettings(
-        auth_url=swift_env.auth_url,
-        auth_version="1",
-        username=swift_env.user,
-        password=swift_env.key,
-        container_prefix=prefix,
-    )
+    settings = swift_env.delivery(prefix)
     engine = EngineUnderTest(tmp_path, delivery=DeliverySettings(backend="swift"), swift=settings)
     try:
         configure_by_deployments(engine, cloud_env, agent_sandbox, tmp_path)

@@ -186,13 +186,7 @@ def test_a_server_configured_by_three_deployments_over_the_builtin_transport(
 def test_a_server_configured_by_three_deployments_over_swift_temp_urls(
     tmp_path: Path, cloud_env: CloudEnv, agent_sandbox: AgentSandbox, swift_env: SwiftEnv
 ) -> None:
-    swift = SwiftSettings(
-        auth_url=swift_env.auth_url,
-        auth_version="1",
-        username=swift_env.user,
-        password=swift_env.key,
-        container_prefix=f"{PREFIX}-{uuid.uuid4().hex[:8]}",
-    )
+    swift = swift_env.delivery(f"{PREFIX}-{uuid.uuid4().hex[:8]}")
     engine = DeployingEngine(
         tmp_path / "engine", cloud_env, DeliverySettings(backend="swift"), swift
     )

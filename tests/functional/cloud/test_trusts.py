@@ -23,7 +23,7 @@ from thermik.clients import ClientPool
 from thermik.clients.credentials import Requester
 from thermik.clients.trusts import KeystoneTrusts
 from thermik.conf.settings import ClientSettings, TrusteeSettings
-from thermik.errors import CloudError, CloudFault
+from thermik.errors import CloudError, DelegationRefused
 
 pytestmark = pytest.mark.functional
 
@@ -114,10 +114,11 @@ def test_a_role_the_user_lacks_is_refused_with_keystones_reason(
     cloud_env: CloudEnv, trustee: TrusteeSettings, pool: ClientPool, demo: Requester
 ) -> None:
     trusts = KeystoneTrusts(pool, keystone_settings(cloud_env, trustee, roles=("admin",)))
-    with pytest.raises(CloudFault) as raised:
+    with pytest.raises(DelegationRefused) as raised:
         trusts.delegate(demo)
-    assert raised.value.message.startswith("Keystone refused the trust of roles admin")
-    assert "http" not in raised.value.message
+    assert str(raised.value).startswith("Keystone refused the trust of roles admin")
+    assert "http" not in str(raised.value)
+    assert raised.value.http_status == 403
 
 
 def test_a_request_acts_with_the_callers_own_token(

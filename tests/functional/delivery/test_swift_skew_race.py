@@ -31,7 +31,6 @@ from tests.functional.delivery.skew_rounds import (
     thermik_round,
 )
 from tests.functional.services import SwiftAccount, SwiftEnv, service_settings
-from thermik.conf.settings import SwiftSettings
 from thermik.delivery.impl_swift import connect
 
 pytestmark = pytest.mark.functional
@@ -72,13 +71,7 @@ def test_a_write_through_the_lagging_proxy_is_dropped(
 
 @pytest.fixture
 def world(swift_env: SwiftEnv, skewed_url: str) -> Iterator[SkewWorld]:
-    settings = SwiftSettings(
-        auth_url=swift_env.auth_url,
-        auth_version="1",
-        username=swift_env.user,
-        password=swift_env.key,
-        container_prefix=f"thermik-skew-{uuid.uuid4().hex[:8]}",
-    )
+    settings = swift_env.delivery(f"thermik-skew-{uuid.uuid4().hex[:8]}")
     backend = CountingSwiftBackend(settings, proxy_urls=[skewed_url])
     proxy_a = connect(settings)
     with ThreadPoolExecutor(max_workers=16) as executor, backend:

@@ -12,7 +12,7 @@ from swiftclient import client as swift
 from tests.functional.services import AgentSandbox, SwiftEnv
 from tests.functional.software_deployments.engine import EngineUnderTest
 from tests.functional.software_deployments.scenario import deploy_and_update
-from thermik.conf.settings import DeliverySettings, SwiftSettings
+from thermik.conf.settings import DeliverySettings
 
 pytestmark = pytest.mark.functional
 
@@ -21,13 +21,7 @@ def test_three_script_deployments_and_an_update_over_swift(
     tmp_path: Path, agent_sandbox: AgentSandbox, swift_env: SwiftEnv
 ) -> None:
     prefix = f"thermik-e2e-{uuid.uuid4().hex[:8]}"
-    settings = SwiftSettings(
-        auth_url=swift_env.auth_url,
-        auth_version="1",
-        username=swift_env.user,
-        password=swift_env.key,
-        container_prefix=prefix,
-    )
+    settings = swift_env.delivery(prefix)
     engine = EngineUnderTest(tmp_path, delivery=DeliverySettings(backend="swift"), swift=settings)
     try:
         deploy_and_update(engine, agent_sandbox, tmp_path / "marks")

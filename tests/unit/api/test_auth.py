@@ -116,3 +116,11 @@ def test_keystone_strategy_wraps_auth_token(service: MemoryService) -> None:
     assert "127.0.0.1:9/identity" in result.headers["www-authenticate"]
     assert client.simulate_get("/v1").status_code == 300
     assert client.simulate_get("/").status_code == 300
+
+
+def test_keystone_context_has_the_user_id_and_name() -> None:
+    headers = {**identity(TENANT), "X-User-Name": "demo"}
+    req = falcon.testing.create_req(path="/", headers=headers)
+    context = KeystoneContext()(req, TENANT, "req-1").context
+    # The id acts (trusts, cloud calls), the name is what Heat shows as a stack's owner.
+    assert (context.user, context.user_name) == ("u1", "demo")

@@ -6,6 +6,8 @@ import falcon.testing
 import pytest
 
 from tests.unit.api.conftest import TEMPLATE, tenant_path
+from thermik.api.boundary import ValidationView
+from thermik.api.v1.validate import validation_document
 
 
 def test_validate(client: falcon.testing.TestClient) -> None:
@@ -107,3 +109,13 @@ def test_template_versions_and_functions(client: falcon.testing.TestClient) -> N
         "template_functions"
     ]
     assert client.simulate_get(tenant_path("/template_versions/nope/functions")).status_code == 404
+
+
+def test_validate_document_shows_nested_parameters_only_when_there_are_some() -> None:
+    view = ValidationView(description="d", parameters={})
+    assert "NestedParameters" not in validation_document(view)
+    nested = {"nres": {"Description": "n", "Parameters": {}, "Type": "nested.yaml"}}
+    shown = validation_document(
+        ValidationView(description="d", parameters={}, nested_parameters=nested)
+    )
+    assert shown["NestedParameters"] == nested

@@ -40,3 +40,16 @@ def test_missing_config_file_is_one_line(
     assert err.startswith("thermik-api: ")
     assert "missing.conf" in err
     assert "Traceback" not in err
+
+
+def test_service_mode_without_a_transport_url_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf_file = tmp_path / "thermik.conf"
+    conf_file.write_text(
+        f"[DEFAULT]\nstate_dir = {tmp_path / 'state'}\n[api]\nengine = rpc\nbind_port = 0\n"
+    )
+    assert api.main(["--config-file", str(conf_file)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("thermik-api: service mode needs [DEFAULT] transport_url")
+    assert "Traceback" not in err

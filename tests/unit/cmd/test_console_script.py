@@ -108,3 +108,20 @@ def test_engine_runs_until_sigterm(tmp_path: Path) -> None:
     assert process.returncode == 0, rest
     assert "Engine stopped" in rest
     assert (tmp_path / "state" / "thermik.sqlite").exists()
+
+
+def test_the_engine_names_an_unusable_transport_url(tmp_path: Path) -> None:
+    config = config_file(tmp_path)
+    with config.open("a", encoding="utf-8") as out:
+        out.write("transport_url = nosuchdriver://h:1/\n")
+    engine = Path(sys.executable).parent / "thermik-engine"
+    done = subprocess.run(
+        [str(engine), "--config-file", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "thermik-engine: [DEFAULT] transport_url cannot be used" in done.stderr
+    assert "Traceback" not in done.stderr

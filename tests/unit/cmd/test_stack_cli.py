@@ -39,7 +39,10 @@ def test_create_wait_show_update_delete(cli: Cli, template: Path) -> None:
     document = shown.json()
     assert (document["stack_name"], document["stack_status"]) == ("web", "CREATE_COMPLETE")
     assert outputs(document) == {"echo": "from-env", "note": "from a file"}
-    assert {o["description"] for o in document["outputs"]} == {"What second stored", None}
+    assert {o["description"] for o in document["outputs"]} == {
+        "What second stored",
+        "No description given",
+    }
     assert document["parameters"]["word"] == "from-env"
     assert "template_description" not in document
     updated = cli(

@@ -124,4 +124,7 @@ def test_create_dry_run_shows_the_api_preview(cli: Cli, tmp_path: Path) -> None:
         "updated_time",
     ]
     assert shown["id"] == "None"
-    assert {r["resource_status"] for r in shown["resources"]} == {"INIT_COMPLETE"}
+    # Heat's preview gives each resource's action and status apart.
+    assert {(r["resource_action"], r["resource_status"]) for r in shown["resources"]} == {
+        ("INIT", "COMPLETE")
+    }

@@ -60,6 +60,7 @@ def test_every_option_has_a_settings_field() -> None:
         "swift": settings.SwiftSettings,
         "zaqar": settings.ZaqarSettings,
         "api": settings.ApiSettings,
+        "rpc": settings.RpcSettings,
         "clients": settings.ClientOptions,
         **{f"clients_{name}": settings.ClientOptions for name in opts.CLIENT_SERVICES},
     }

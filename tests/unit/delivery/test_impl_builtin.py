@@ -110,8 +110,11 @@ def test_signals_are_accepted_validated_and_collected_once(backend: BuiltinBacke
         backend.handle(request(url, "PUT", b"[]"))
     with pytest.raises(RequestTooLarge):
         backend.handle(request(url, "PUT", b"{" + b" " * 200 + b"}"))
+    # What a CFN_SIGNAL client does (Heat's default transport, mapped onto this URL).
+    assert backend.handle(request(url, "POST", b'{"deploy_status_code": 2}')).status == 201
+    assert backend.collect_signals(signal) == [{"deploy_status_code": 2}]
     with pytest.raises(Forbidden):
-        backend.handle(request(url, "POST", b"{}"))
+        backend.handle(request(url, "DELETE", b"{}"))
     backend.revoke(signal)
     assert backend.collect_signals(signal) == []
 

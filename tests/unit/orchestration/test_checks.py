@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from thermik.conf.settings import LimitSettings
-from thermik.errors import ParameterError, PropertyError, TemplateTooLarge
+from thermik.errors import ParameterError, PropertyError, TemplateError, TemplateTooLarge
 from thermik.orchestration.checks import (
     UNKNOWN,
     check_resources,
@@ -108,3 +108,19 @@ def test_nesting_is_bounded() -> None:
         check_resources(
             nested_stack(8, looping), REGISTRY, LimitSettings(max_nested_stack_depth=2)
         )
+
+
+def test_the_snapshot_deletion_policy_is_refused_for_a_type_that_keeps_no_copy() -> None:
+    def stack(kind: str, properties: dict[str, Any]) -> Any:
+        document = {
+            "heat_template_version": "2021-04-16",
+            "resources": {
+                "r": {"type": kind, "properties": properties, "deletion_policy": "Snapshot"}
+            },
+        }
+        return build_stack(Template.from_document(document), None, {})
+
+    with pytest.raises(TemplateError, match='"Snapshot" deletion policy not supported') as bad:
+        check_resources(stack("OS::Heat::TestResource", {}), REGISTRY, LimitSettings())
+    assert bad.value.path == ("resources", "r", "deletion_policy")
+    check_resources(stack("OS::Cinder::Volume", {"size": 1}), REGISTRY, LimitSettings())

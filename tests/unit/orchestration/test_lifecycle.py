@@ -8,6 +8,7 @@ from tests.unit.orchestration.conftest import CTX, OTHER, TEMPLATE, create, requ
 from thermik.api.boundary import (
     EventQuery,
     ListQuery,
+    RequestContext,
     ResourceQuery,
     SortDir,
     StackRequest,
@@ -37,6 +38,14 @@ def test_create_shows_parameters_outputs_and_state(service: Orchestrator) -> Non
     assert found["first_id"].value == first.physical_resource_id is not None
     assert found["broken"].value is None
     assert "list_join" in str(found["broken"].error)
+    # An output the template does not describe says so in Heat's words.
+    assert found["first_id"].description == "No description given"
+
+
+def test_the_owner_is_the_user_name_when_the_caller_has_one(service: Orchestrator) -> None:
+    keystone_caller = RequestContext(tenant=CTX.tenant, user="3f2a9c", user_name="alice")
+    stack = service.create_stack(keystone_caller, StackRequest(name="s1", template=TEMPLATE))
+    assert service.show_stack(CTX, stack).owner == "alice"
 
 
 def test_outputs_listed_unresolved_and_shown_one_by_one(service: Orchestrator) -> None:
@@ -48,6 +57,8 @@ def test_outputs_listed_unresolved_and_shown_one_by_one(service: Orchestrator) -
         ("broken", False),
     ]
     assert service.show_output(CTX, stack, "echo").value == "hello"
+    assert [o.description for o in listed][1] == "No description given"
+    assert service.show_output(CTX, stack, "first_id").description == "No description given"
     assert service.show_output(CTX, stack, "broken").error
     with pytest.raises(NotFound, match="Specified output key nope not found"):
         service.show_output(CTX, stack, "nope")
@@ -160,6 +171,15 @@ def test_update_changes_tags_and_rollback_setting(service: Orchestrator) -> None
     assert [v.identity.name for v in service.list_stacks(CTX, ListQuery(tags=("c",))).items] == [
         "s1"
     ]
+
+
+def test_a_put_update_without_tags_clears_them_a_patch_keeps_them(service: Orchestrator) -> None:
+    stack = create(service, tags=("a",))
+    service.update_stack(CTX, stack, StackUpdate(StackRequest(), existing=True))
+    assert settle(service, stack).tags == ("a",)
+    # As in Heat: a PUT replaces the stack's attributes, tags included.
+    service.update_stack(CTX, stack, StackUpdate(StackRequest(template=TEMPLATE)))
+    assert settle(service, stack).tags == ()
 
 
 def test_delete_frees_the_name_and_keeps_the_record(service: Orchestrator) -> None:

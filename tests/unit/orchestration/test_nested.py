@@ -130,3 +130,32 @@ def test_abandon_leaves_the_children_and_adopt_takes_them_over(service: Orchestr
     service.delete_stack(CTX, adopted)
     service.runtime.wait(adopted.id, 30)
     assert service.list_stacks(CTX, ListQuery(show_nested=True)).items == ()
+
+
+def test_a_failing_nested_output_is_the_parent_outputs_error(service: Orchestrator) -> None:
+    child = {
+        "heat_template_version": "2015-10-15",
+        "resources": {"a": {"type": "OS::Heat::TestResource", "properties": {"value": "a"}}},
+        "outputs": {
+            "out_a": {"value": {"get_attr": ["a", "output"]}},
+            "out_b": {"value": {"get_param": "foo"}},
+        },
+    }
+    parent = {
+        "heat_template_version": "2015-10-15",
+        "resources": {"parent": {"type": "1.yaml"}},
+        "outputs": {
+            "a": {"value": {"get_attr": ["parent", "out_a"]}},
+            "b": {"value": {"get_attr": ["parent", "out_b"]}},
+        },
+    }
+    stack = create(service, "top", template=parent, files={"1.yaml": json.dumps(child)})
+    view = settle(service, stack)
+    assert (view.action, view.status) == ("CREATE", "COMPLETE")
+    outputs = {o.key: (o.value, o.error) for o in view.outputs or ()}
+    # As Heat says it: the template resource's output failed, and why.
+    assert outputs == {
+        "a": ("a", None),
+        "b": (None, "Error in parent output out_b: The Parameter (foo) was not provided."),
+    }
+    assert service.show_output(CTX, stack, "b").error == outputs["b"][1]

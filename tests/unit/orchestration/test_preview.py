@@ -111,3 +111,82 @@ def test_preview_update_refuses_immutable_property_changes(pinned_service: Orche
     moved = StackUpdate(StackRequest(template=pinned("b")))
     with pytest.raises(PropertyError, match=r"Update to properties zone of pin .* not supported"):
         pinned_service.preview_update(CTX, stack, moved)
+
+
+NESTED = """
+heat_template_version: 2015-04-30
+parameters:
+  value:
+    type: string
+resources:
+  inner:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_param: value}
+"""
+
+
+def test_preview_resource_as_heat_shows_it(service: Orchestrator) -> None:
+    preview = service.preview_stack(CTX, request(parameters={"word": "hi"}))
+    first = next(r for r in preview.resources if not isinstance(r, list | tuple))
+    assert first.name == "first"
+    assert (first.action, first.status, first.stack.name, first.stack.id) == (
+        "INIT",
+        "COMPLETE",
+        "s1",
+        "None",
+    )
+    assert first.properties is not None
+    # The schema's defaults filled in, as the resource would get them.
+    assert (first.properties["fail"], first.properties["wait_secs"]) == (False, 0)
+    assert first.attributes is not None
+    assert "output" in first.attributes
+
+
+def test_preview_nests_template_resources_and_group_members(service: Orchestrator) -> None:
+    template = {
+        "heat_template_version": "2015-04-30",
+        "resources": {
+            "main": {"type": "nested.yaml", "properties": {"value": "abc"}},
+            "group": {
+                "type": "OS::Heat::ResourceGroup",
+                "properties": {
+                    "count": 2,
+                    "resource_def": {"type": "nested.yaml", "properties": {"value": "x"}},
+                },
+            },
+        },
+    }
+    files = {"nested.yaml": NESTED}
+    preview = service.preview_stack(CTX, StackRequest(name="s1", template=template, files=files))
+    by_shape = {type(node).__name__: node for node in preview.resources}
+    assert set(by_shape) == {"list"}
+    main, group = sorted(preview.resources, key=lambda node: len(str(node)))
+    assert isinstance(main, list)
+    (inner,) = main
+    assert (inner.name, inner.stack.name, inner.parent_resource) == ("inner", "s1-main", "main")
+    assert inner.properties["value"] == "abc"
+    # The group's nested stack holds its members, each a nested stack of its own.
+    (members,) = group
+    assert [[r.stack.name for r in member] for member in members] == [
+        ["s1-group-0"],
+        ["s1-group-1"],
+    ]
+
+
+def test_preview_says_a_property_error_as_heat_does(service: Orchestrator) -> None:
+    template = copy.deepcopy(TEMPLATE)
+    template["resources"]["first"]["properties"]["value"] = {"get_param": "missing"}
+    with pytest.raises(PropertyError) as preview:
+        service.preview_stack(CTX, StackRequest(name="s1", template=template))
+    assert str(preview.value) == (
+        "Property error: : resources.first.properties.value: : "
+        "The Parameter (missing) was not provided."
+    )
+    # A create says it once (Heat's validation error).
+    with pytest.raises(PropertyError) as created:
+        service.create_stack(CTX, StackRequest(name="s1", template=template))
+    assert str(created.value) == (
+        "Property error: resources.first.properties.value: "
+        "The Parameter (missing) was not provided."
+    )

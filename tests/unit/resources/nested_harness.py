@@ -96,6 +96,9 @@ class MemoryNested:
     def outputs(self, ctx: ResourceContext, stack_id: str) -> Mapping[str, Any]:
         return {}
 
+    def output_error(self, ctx: ResourceContext, stack_id: str, name: str) -> str | None:
+        return None
+
     def update_policy(self, ctx: ResourceContext) -> Mapping[str, Any]:
         return self.policy
 

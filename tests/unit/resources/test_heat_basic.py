@@ -30,15 +30,19 @@ def test_none_physical_id_is_deterministic_with_a_seeded_source() -> None:
     assert first.physical_id == second.physical_id
 
 
+# As real Heat 27 answers: the value is checked against the type and returned as written
+# (type number with "42" gives "42", type string with 42 gives 42, boolean "true" gives "true").
 @pytest.mark.parametrize(
     ("value_type", "raw", "expected"),
     [
         (None, {"any": ["thing"]}, {"any": ["thing"]}),
-        ("string", 12, "12"),
-        ("number", "1.5", 1.5),
+        ("string", 12, 12),
+        ("number", "1.5", "1.5"),
+        ("number", "42", "42"),
         ("comma_delimited_list", ["a", "b"], ["a", "b"]),
         ("json", {"a": 1}, {"a": 1}),
-        ("boolean", "True", True),
+        ("boolean", "True", "True"),
+        ("boolean", "true", "true"),
     ],
 )
 def test_value_is_checked_against_its_type(
@@ -66,6 +70,18 @@ def test_value_is_checked_against_its_type(
             "resources.v.properties.value: Value 'x' is not a number",
         ),
         ({"value": [1], "type": "json"}, 'resources.v.properties.value: "[1]" is not a map'),
+        (
+            {"value": '{"a": 1}', "type": "json"},
+            'resources.v.properties.value: "{"a": 1}" is not a map',
+        ),
+        (
+            {"value": "yes", "type": "boolean"},
+            'resources.v.properties.value: "yes" is not a valid boolean',
+        ),
+        (
+            {"value": {"a": 1}, "type": "string"},
+            "resources.v.properties.value: Value must be a string; got {'a': 1}",
+        ),
     ],
 )
 def test_value_errors(values: dict[str, object], message: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.unit.template.support import evaluate, make_stack, versions_from
 from thermik.errors import FunctionError, TemplateError
@@ -70,9 +71,8 @@ def test_if_errors(args: Any, match: str) -> None:
     assert str(info.value).startswith("outputs.o.value.if")
 
 
-def test_if_missing_before_2016_10_14() -> None:
-    with pytest.raises(FunctionError, match='"if" is not available'):
-        evaluate({"if": [True, 1, 2]}, "2016-04-08")
+def test_if_before_2016_10_14_is_data_as_in_heat() -> None:
+    assert evaluate({"if": [True, 1, 2]}, "2016-04-08") == {"if": [True, 1, 2]}
 
 
 def test_conditions_section_needs_2016_10_14() -> None:
@@ -170,3 +170,15 @@ def test_condition_keys_need_2016_10_14() -> None:
     with pytest.raises(TemplateError, match='"condition" is not a valid keyword'):
         make_stack({"resources": {"r": {"type": "OS::Heat::None", "condition": True}}},
                    "2016-04-08")  # fmt: skip
+
+
+@pytest.mark.parametrize("word", ["yes", "off"])
+def test_a_condition_named_by_a_yaml_boolean_word_is_refused(word: str) -> None:
+    # Real Heat 27 fails such a template at create (a TypeError of its own); quoted, the name
+    # is an ordinary one, and a reference ``condition: yes`` is the boolean.
+    document = yaml.safe_load(f"{word}: true\n")
+    name = next(iter(document))
+    with pytest.raises(TemplateError, match="must be quoted") as info:
+        make_stack({"conditions": document})
+    assert str(info.value).startswith(f"conditions.{name}:")
+    make_stack({"conditions": {word: True}, "outputs": {"o": {"value": {"if": [word, 1, 2]}}}})

@@ -44,6 +44,5 @@ def test_yaql_errors(args: Any, match: str) -> None:
         evaluate({"yaql": args})
 
 
-def test_yaql_missing_before_2016_10_14() -> None:
-    with pytest.raises(FunctionError, match='"yaql" is not available'):
-        evaluate({"yaql": {"expression": "1"}}, "2016-04-08")
+def test_yaql_before_2016_10_14_is_data_as_in_heat() -> None:
+    assert evaluate({"yaql": {"expression": "1"}}, "2016-04-08") == {"yaql": {"expression": "1"}}

@@ -9,7 +9,7 @@ import pytest
 from thermik.errors import TemplateVersionError
 from thermik.template.versions import VERSIONS, TemplateVersion, detect_version
 
-LIVE = {"_removed", "_unavailable", "_invalid"}
+LIVE = {"_removed", "_unavailable", "_unknown", "_invalid"}
 
 
 def live(table: Any) -> set[str]:
@@ -137,7 +137,11 @@ def test_detect_version() -> None:
     [
         ({}, "was not provided"),
         ({"heat_template_version": 20130523}, "was not provided"),
-        ({"heat_template_version": "2013-05-24"}, "should be one of: 2013-05-23"),
+        (
+            {"heat_template_version": "2013-05-24"},
+            r'^The template version is invalid: "heat_template_version: 2013-05-24". '
+            r'"heat_template_version" should be one of: 2013-05-23, ',
+        ),
         (
             {"heat_template_version": "2013-05-23", "AWSTemplateFormatVersion": "2010-09-09"},
             "Ambiguous versions",

@@ -31,8 +31,9 @@ def event_query(query: Query, resource_name: str | None) -> EventQuery:
 
 class Events(Endpoint):
     """``/stacks/{name}/{id}/events``: summaries of every event of the stack; below
-    ``.../resources/{resource_name}/events``: every field of that resource's events (404 when
-    it has none, as in Heat)."""
+    ``.../resources/{resource_name}/events``: summaries of that resource's events (404 when it
+    has none). As in Heat both lists show the same fields, so that an event of one is equal to
+    the same event of the other; showing one event gives every field."""
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
         """List events."""
@@ -41,8 +42,7 @@ class Events(Endpoint):
         query = event_query(Query(req), resource_name)
         views = self.service.list_events(ctx, stack_of(path), query)
         links = links_for(req, ctx)
-        detail = resource_name is not None
-        events = [formatting.event(view, links, detail=detail) for view in views]
+        events = [formatting.event(view, links, detail=False) for view in views]
         responses.json(resp, {"events": events})
 
 

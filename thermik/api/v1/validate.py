@@ -42,6 +42,8 @@ def validation_document(view: ValidationView) -> dict[str, Any]:
     }
     if view.parameter_groups:
         document["ParameterGroups"] = [dict(group) for group in view.parameter_groups]
+    if view.nested_parameters:
+        document["NestedParameters"] = dict(view.nested_parameters)
     return document
 
 

@@ -138,10 +138,10 @@ class Port(NeutronResource):
             default=True,
             update_allowed=True,
         ),
+        # Changed in place, as in Heat (Neutron's default policy lets administrators only).
         "mac_address": _string(
             "The MAC address of the port (by default policy, changing it is for "
             "administrators only).",
-            update=False,
             constraints=(CustomConstraint("mac_addr"),),
         ),
         "allowed_address_pairs": PropertySchema(

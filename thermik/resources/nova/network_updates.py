@@ -31,6 +31,10 @@ def _norm(entry: Entry) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if v not in (None, "", {}) and k != "tag"}
 
 
+def _without_subnet(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if k != "subnet"}
+
+
 def in_place(old: Sequence[Entry] | None, new: Sequence[Entry] | None) -> bool:
     """Whether the change can be made by attaching and detaching interfaces."""
     if not old or not new:
@@ -47,6 +51,16 @@ def _match(
     for i, entry in enumerate(old):
         wanted = _norm(entry)
         j = next((j for j, e in free.items() if e == wanted), None)
+        if j is not None:
+            kept[i] = j
+            del free[j]
+    # As in Heat, an entry of a network that only gains the subnet its interface is on keeps
+    # the interface.
+    for i, entry in enumerate(old):
+        wanted = _norm(entry)
+        if i in kept or "subnet" in wanted or "network" not in wanted:
+            continue
+        j = next((j for j, e in free.items() if _without_subnet(e) == wanted), None)
         if j is not None:
             kept[i] = j
             del free[j]

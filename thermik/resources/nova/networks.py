@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from thermik.clients.calls import CloudClient
-from thermik.errors import CloudGone, PropertyError
+from thermik.errors import CloudFault, CloudGone, PropertyError
 from thermik.resources.cloud_access import cloud_access, creation_tag, find
 from thermik.resources.constraints import AllowedValues, CustomConstraint
 from thermik.resources.context import ResourceContext
@@ -306,9 +306,10 @@ def _by_id_too(ctx: ResourceContext, by_label: dict[str, Any]) -> dict[str, Any]
     for label, value in by_label.items():
         try:
             out[find(ctx, "neutron.network", label)] = value
-        except CloudGone:
+        except (CloudGone, PropertyError):
             continue
-        except PropertyError:
+        except CloudFault:
+            # Several networks of that name (Heat too then keys the addresses by name only).
             continue
     return out
 

@@ -253,9 +253,10 @@ class Server(CloudResource):
         client.call(lambda c: c.compute.delete_server(physical_id, ignore_missing=False))
 
     def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        """Delete the server (its metadata endpoint first); the ports it made go once it is
-        gone."""
+        """Delete the server (its metadata endpoint and its agent's stack user first); the
+        ports it made go once it is gone."""
         server_agent.release_endpoint(ctx)
+        server_agent.delete_agent_user(ctx)
         started = super().delete(ctx, props)
         if started is None:
             delete_internal_ports(ctx)

@@ -12,7 +12,14 @@ must exist before the server does:
 2. :func:`bind_endpoint`, once the server's id is known: the endpoint serves that server, and
    deployments to it are delivered (idempotent: call it on every resumed create, too);
 3. :func:`agent_config` is the ``os_collect_config`` attribute;
-4. :func:`release_endpoint`, on delete (and when the create is given up): revokes it.
+4. :func:`release_endpoint`, on delete (and when the create is given up): revokes it, and
+   :func:`delete_agent_user` deletes the server's stack user.
+
+The transports whose agent logs in to Keystone (``POLL_SERVER_HEAT``, ``ZAQAR_MESSAGE``) get a
+stack domain user of the server's own (:func:`agent_credentials`) when the engine has a stack
+user domain: its id is kept under :data:`~thermik.resources.stack_users.STACK_USER_KEY` (the
+API lets it read this server's metadata and signal its deployments, nothing else), its
+password redacted.
 
 A server of another format has no endpoint; all of these are then no-ops (None).
 """
@@ -34,8 +41,12 @@ from thermik.resources.nova.userdata import (
     user_data_content,
 )
 from thermik.resources.software_services import SERVER_ENDPOINT_KEY, software_services
+from thermik.resources.stack_users import STACK_USER_KEY, stack_user_services
 
 DEFAULT_TRANSPORT = "POLL_SERVER_CFN"
+#: The transports whose agent logs in to Keystone as the server's stack user.
+KEYSTONE_TRANSPORTS = frozenset({"POLL_SERVER_HEAT", "ZAQAR_MESSAGE"})
+_PASSWORD_KEY = "stack_user_password"
 
 
 def endpoint_name(ctx: ResourceContext) -> str:
@@ -76,20 +87,25 @@ def boot_text(
     """The user_data text a server boots with, before Nova's base64.
 
     ``props`` are the server's properties (``user_data``, ``user_data_format``,
-    ``software_config_transport``); ``credentials`` the agent's own (the stack domain user's)
-    where the transport needs them (ZAQAR_MESSAGE).
+    ``software_config_transport``); ``credentials`` the agent's own where the transport needs
+    them (POLL_SERVER_HEAT, ZAQAR_MESSAGE): by default a stack user made for the server
+    (:func:`agent_credentials`).
 
     Raises:
         PluginError: the engine offers no software deployment services, or not the transport.
         PropertyError: bad metadata or user_data.
+        CloudError: Keystone refused the server's stack user.
     """
     fmt = str(props.get("user_data_format") or "HEAT_CFNTOOLS")
     content = user_data_content(props.get("user_data") or None, fmt, _find_config(ctx))
     metadata = None
     if fmt == SOFTWARE_CONFIG:
+        transport = str(props.get("software_config_transport") or DEFAULT_TRANSPORT)
+        if credentials is None:
+            credentials = agent_credentials(ctx, transport)
         endpoint = software_services(ctx).reserve_server(
             endpoint_name(ctx),
-            str(props.get("software_config_transport") or DEFAULT_TRANSPORT),
+            transport,
             {},
             credentials=credentials,
             default_collectors=NOVA_DEFAULT_COLLECTORS,
@@ -97,6 +113,45 @@ def boot_text(
         ctx.data.set(SERVER_ENDPOINT_KEY, json.dumps(dict(endpoint.record)), redact=True)
         metadata = server_metadata({}, endpoint.agent_config)
     return build_user_data(fmt, content, metadata, instance_user=instance_user)
+
+
+def agent_credentials(ctx: ResourceContext, transport: str) -> dict[str, str] | None:
+    """The server's agent's Keystone credentials for ``transport``: a stack user of the
+    server's own (made, or taken over with a new password), and for POLL_SERVER_HEAT the
+    resource the agent reads. None for the other transports, and when the engine has no stack
+    user domain (POLL_SERVER_HEAT is then served as the configured transport).
+
+    Raises:
+        CloudError: Keystone refused (the message is Keystone's).
+    """
+    if transport not in KEYSTONE_TRANSPORTS or getattr(ctx, "stack_users", None) is None:
+        return None
+    users = stack_user_services(ctx)
+    user = users.create_user(ctx)
+    ctx.data.set(STACK_USER_KEY, user.user_id)
+    ctx.data.set(_PASSWORD_KEY, user.password, redact=True)
+    found = {
+        "auth_url": users.auth_url,
+        "user_id": user.user_id,
+        "password": user.password,
+        "project_id": user.project_id,
+    }
+    if users.region_name:
+        found["region_name"] = users.region_name
+    if transport == "POLL_SERVER_HEAT":
+        found["stack_id"] = f"{ctx.stack.name}/{ctx.stack.id}"
+        found["resource_name"] = ctx.resource_name
+    return found
+
+
+def delete_agent_user(ctx: ResourceContext) -> None:
+    """Delete the server's stack user, if it has one (one gone already is fine)."""
+    user_id = ctx.data.get(STACK_USER_KEY)
+    if not user_id:
+        return
+    stack_user_services(ctx).delete_user(ctx, user_id)
+    ctx.data.delete(STACK_USER_KEY)
+    ctx.data.delete(_PASSWORD_KEY)
 
 
 def _record(ctx: ResourceContext) -> dict[str, Any] | None:

@@ -154,3 +154,10 @@ def test_network_changes_match_whole_entries() -> None:
     assert network_updates.in_place(old, new)
     assert not network_updates.in_place(None, new)
     assert not network_updates.in_place(old, [{"allocate_network": "auto"}])
+
+
+def test_a_network_entry_gaining_its_subnet_keeps_its_interface() -> None:
+    # Heat keeps the port when the subnet is added to an entry of the same network.
+    old: list[dict[str, Any]] = [{"network": "n"}]
+    assert network_updates._match(old, [{"network": "n", "subnet": "s"}]) == ({0: 0}, [], [])
+    assert network_updates._match(old, [{"network": "m", "subnet": "s"}]) == ({}, [0], [0])

@@ -1,0 +1,1 @@
+"""Cinder resource types: volumes, their attachments to servers, volume types and quotas."""

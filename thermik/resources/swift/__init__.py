@@ -1,0 +1,1 @@
+"""Heat's Swift resource type, ``OS::Swift::Container``."""

@@ -1,0 +1,1 @@
+"""Heat's Zaqar resource types: queues, subscriptions and pre-signed queue URLs."""
