@@ -316,6 +316,9 @@ def start_engine(
     listen = getattr(backend, "add_handle_listener", None)
     if callable(listen):
         listen(runtime.signal)
+    resource_signals = getattr(backend, "resource_signals", None)
+    if resource_signals is not None:
+        resource_signals.attach(runtime.signal)
     nested.attach(runtime)
     runtime.resume_incomplete()
     return Engine(store, registry, runtime, backend, deployments, cloud)

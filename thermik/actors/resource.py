@@ -44,7 +44,7 @@ from thermik.engine.messages import (
     SignalRequest,
     StepFinished,
 )
-from thermik.errors import Failure, PluginError, ThermikError
+from thermik.errors import EngineStopping, Failure, PluginError, ThermikError
 
 LOG = logging.getLogger(__name__)
 #: How long a clean stop waits for a running plugin step (the runtime waits 5 s per actor).
@@ -171,7 +171,9 @@ class ResourceActor(PooledActor):
         return self.work is not None and self.work.waiting is Waiting.STEP
 
     def on_stop(self) -> None:
-        """The engine stops: the running action stays resumable (see ``suspension``)."""
+        """The engine stops: the running action stays resumable (see ``suspension``); the
+        senders of signals not yet answered learn that the engine stopped rather than wait."""
+        self._refuse_signals()
         work = self.work
         if work is None:
             return
@@ -180,6 +182,13 @@ class ResourceActor(PooledActor):
             work.suspend(step if step is not None and step.job == work.job else None)
         except ThermikError as error:
             LOG.warning("resource version %s: left for recovery: %s", self.version_id, error)
+
+    def _refuse_signals(self) -> None:
+        requests = [*([] if self.signal is None else [self.signal.request]), *self.signals]
+        self.signals.clear()
+        for request in requests:
+            if not request.answer.done():
+                request.answer.set_exception(EngineStopping("the engine stopped"))
 
     def _last_step(self) -> StepFinished[Any] | None:
         """The outcome of the last step, waiting up to ``STOP_STEP_WAIT`` for a running one

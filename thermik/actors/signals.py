@@ -14,12 +14,15 @@ from typing import TYPE_CHECKING, Any
 from thermik.actors import node_rules, rows, steps
 from thermik.actors.context import StoreContext
 from thermik.actors.services import Services
+from thermik.actors.stored import REFERENCE_ID_KEY
 from thermik.engine.messages import SignalRequest, StepFinished
 from thermik.engine.states import Action
 from thermik.errors import InvalidSignal, PluginError, ThermikError
 from thermik.persistence.resource_values import Resource
+from thermik.persistence.store import Store
 from thermik.resources.context import StackIdentity
-from thermik.resources.plugin import Operation
+from thermik.resources.nested_stack import NestedStackResource
+from thermik.resources.plugin import Operation, ResourcePlugin
 
 if TYPE_CHECKING:
     from thermik.actors.node_state import Port
@@ -34,11 +37,37 @@ class _Outcome:
     error: ThermikError | None = None
 
 
-def _handle(call: steps.Call, details: Mapping[str, Any] | None) -> _Outcome:
+def _handle(
+    call: steps.Call, details: Mapping[str, Any] | None, store: Store, row_id: int
+) -> _Outcome:
     try:
-        return _Outcome(reason=steps.signal(call, details))
+        reason = steps.signal(call, details)
     except ThermikError as error:
         return _Outcome(error=error)
+    if call.plugin.signal_refreshes_attributes:
+        _refresh_attributes(call, store, row_id)
+    return _Outcome(reason=reason)
+
+
+def _refresh_attributes(call: steps.Call, store: Store, row_id: int) -> None:
+    """Store again the attributes the version stored, as the plugin resolves them now."""
+    stored = store.get_resource_attributes(row_id)
+    if stored is None:
+        return
+    keys = [key for key in stored if key != REFERENCE_ID_KEY]
+    fresh = steps.attribute_values(dataclasses.replace(call, attributes=keys))
+    values = {**(fresh.attributes or {}), REFERENCE_ID_KEY: fresh.reference_id}
+    store.store_resource_attributes(row_id, values)
+
+
+def _with_files(
+    store: Store, plugin_cls: type[ResourcePlugin], row: Resource
+) -> type[ResourcePlugin]:
+    """A nested-stack type bound to the files of its version's template (a group resized by
+    a signal gives them to its child, as its create did)."""
+    if not issubclass(plugin_cls, NestedStackResource) or row.current_template_id is None:
+        return plugin_cls
+    return plugin_cls.bind_files(store.get_raw_template(row.current_template_id).files)
 
 
 class SignalWork:
@@ -58,8 +87,9 @@ class SignalWork:
         except ThermikError as error:
             self.fail(error)
             return
-        details = self.request.signal.details
-        self.port.submit(self.job, lambda: _handle(call, details))
+        details, row_id = self.request.signal.details, self.request.version_id
+        store = self.services.store
+        self.port.submit(self.job, lambda: _handle(call, details, store, row_id))
 
     def _call(self) -> steps.Call:
         store = self.services.store
@@ -68,7 +98,7 @@ class SignalWork:
             raise InvalidSignal(
                 f"Signal resource during {row.action} is not supported.", resource=row.name
             )
-        plugin_cls = node_rules.stored_plugin(self.services, None, row)
+        plugin_cls = _with_files(store, node_rules.stored_plugin(self.services, None, row), row)
         if not plugin_cls.takes_signals:
             raise InvalidSignal(
                 f"Resource {row.name} ({row.resource_type}) does not take signals",
@@ -102,7 +132,8 @@ class SignalWork:
         else:
             reason = outcome.reason if isinstance(outcome, _Outcome) else None
             self._record(reason or "Signal received")
-            self.request.answer.set_result(reason or "Signal received")
+            if not self.request.answer.done():  # refused already if the engine is stopping
+                self.request.answer.set_result(reason or "Signal received")
             self.port.finished(self.job)
 
     def on_timer(self, grace: bool) -> None:
@@ -116,5 +147,6 @@ class SignalWork:
 
     def fail(self, error: BaseException) -> None:
         """Answer the caller with ``error``; nothing was stored."""
-        self.request.answer.set_exception(error)
+        if not self.request.answer.done():
+            self.request.answer.set_exception(error)
         self.port.finished(self.job)

@@ -54,6 +54,8 @@ from thermik.delivery.base import (
 )
 from thermik.delivery.document import DEPLOYMENTS_KEY, OCC_KEY, decode_signal
 from thermik.delivery.loopback import HttpRequest, HttpResponse, LoopbackServer
+from thermik.delivery.resource_signals import PREFIX as RESOURCE_SIGNALS
+from thermik.delivery.resource_signals import ResourceSignalUrls
 from thermik.errors import (
     InvalidRequest,
     NotFound,
@@ -141,6 +143,8 @@ class BuiltinBackend(DeliveryBackend):
         self._server: LoopbackServer | None = None
         self._listeners: list[Callable[[SignalEndpoint], None]] = []
         self._handle_listeners: list[HandleListener] = []
+        #: URLs that signal a resource (a scaling policy's ``alarm_url``), served here too.
+        self.resource_signals = ResourceSignalUrls(key, lambda: self._base_url, max_signal_size)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Self:
@@ -269,7 +273,11 @@ class BuiltinBackend(DeliveryBackend):
             InvalidSignal: a signal body that is not a JSON object.
             InvalidRequest: a method other than GET, HEAD, PUT or POST, or a write to a
                 metadata URL.
+
+        Resource signal URLs (:mod:`thermik.delivery.resource_signals`) are answered there.
         """
+        if request.path.startswith(RESOURCE_SIGNALS):
+            return self.resource_signals.handle(request, self._clock())
         kind = request.path.removeprefix(PREFIX + "/").split("/", 1)[0]
         # A deployment asking for Heat's CFN_SIGNAL gets this URL, and CFN signals are POSTed:
         # a signal URL takes a POST as the PUT it is signed for.

@@ -132,6 +132,21 @@ class DeploymentService:
         """Wake resources through ``waker`` when their signal is pushed to the engine."""
         self._waker = waker
 
+    # -- URLs that signal resources (SignalUrls) --------------------------------------------
+
+    def resource_signal_url(self, stack_id: str, resource_name: str) -> str | None:
+        """See :meth:`~thermik.resources.signal_urls.SignalUrls.resource_signal_url`."""
+        urls = getattr(self.backend, "resource_signals", None)
+        return None if urls is None else str(urls.url(stack_id, resource_name))
+
+    def public_url(self, path: str) -> str | None:
+        """See :meth:`~thermik.resources.signal_urls.SignalUrls.public_url`."""
+        root = self._api_url
+        if root is None:
+            urls = getattr(self.backend, "resource_signals", None)
+            root = None if urls is None else str(urls.base_url())
+        return None if root is None else root.rstrip("/") + path
+
     # -- configs ------------------------------------------------------------------------------
 
     def create_config(self, tenant: str, config: ConfigData) -> str:

@@ -509,6 +509,10 @@ class Answer(Protocol[_Answered_contra]):
     def set_exception(self, exception: BaseException | None) -> None:
         """Answer with an error."""
 
+    def done(self) -> bool:
+        """Whether it was answered already."""
+        ...
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConvergeRequest:

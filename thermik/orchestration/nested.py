@@ -18,17 +18,19 @@ from __future__ import annotations
 import copy
 import uuid
 from collections.abc import Mapping, Sequence
+from datetime import UTC
 from typing import Any
 
 from thermik.actors.facade import stack_definition
 from thermik.actors.runtime import ConvergeRequest
-from thermik.actors.stored import StoredResolution
+from thermik.actors.stored import StoredResolution, current_versions
 from thermik.conf.settings import LimitSettings
 from thermik.engine.states import Action
 from thermik.errors import InvalidInput, InvalidTransition, NotFound, PluginError, ThermikError
 from thermik.orchestration.base import Runtime, definition_of
 from thermik.orchestration.prepare import Prepared, prepare
 from thermik.orchestration.stored_templates import dropped_if_refused
+from thermik.persistence.resource_values import EventQuery
 from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, Stack
 from thermik.resources import Registry
@@ -209,6 +211,18 @@ class NestedStacks:
         child = self.store.get_stack(stack_id, show_deleted=True)
         return NestedState(child.id, child.action, child.status, child.status_reason, child.name)
 
+    def ended_at(self, ctx: ResourceContext, stack_id: str) -> float | None:
+        """See :meth:`NestedTimes.ended_at`: the child's latest stack event."""
+        child = self.store.get_stack(stack_id, show_deleted=True)
+        if child.status == "IN_PROGRESS":
+            return None
+        query = EventQuery(child.id, limit=1, sort_dir="desc", resource_name=child.name)
+        events = self.store.list_events(query)
+        if not events:
+            return None
+        when = events[0].created_at
+        return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+
     def outputs(self, ctx: ResourceContext, stack_id: str) -> Mapping[str, Any]:
         """See :meth:`NestedStackServices.outputs`."""
         child = self.store.get_stack(stack_id, show_deleted=True)
@@ -274,6 +288,24 @@ class NestedStacks:
         """Every stored attribute value of the child's resource ``name`` (not part of the
         Protocol: template resources use it for ``get_attr: [r, resource.<name>, <attr>]``)."""
         return dict(StoredResolution(self.store, stack_id).all_attributes(name))
+
+    # -- signals between the resources of a stack (PeerSignals) -------------------------
+
+    def signal_peer(
+        self, ctx: ResourceContext, reference_id: str, data: Mapping[str, Any] | None
+    ) -> str:
+        """See :meth:`PeerSignals.signal_peer`."""
+        stack = self.store.get_stack(ctx.stack.id)
+        rows = current_versions(self.store.list_resources(stack.id), stack.raw_template_id)
+        by_id = [name for name, row in rows.items() if row.physical_resource_id == reference_id]
+        name = by_id[0] if by_id else reference_id
+        if name not in rows:
+            raise NotFound(
+                f"no resource of stack {stack.name} has the reference id {reference_id}",
+                resource=ctx.resource_name,
+            )
+        self.runtime.signal(stack.id, name, data)
+        return name
 
     # -- what groups batch by (NestedPolicies) ---------------------------------------------
 

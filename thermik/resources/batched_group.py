@@ -82,9 +82,10 @@ class BatchedGroup(NestedGroup):
         """The members ``props`` define (reads what was recorded, records nothing)."""
         raise NotImplementedError
 
-    def batch_policy(self, ctx: ResourceContext, key: str) -> BatchPolicy | None:
+    def batch_policy(self, ctx: ResourceContext, props: Props, key: str) -> BatchPolicy | None:
         """The resource's ``update_policy`` entry ``key``, validated (``None``: not set, or an
-        engine that does not say).
+        engine that does not say); a type whose batches its properties define (``props``)
+        overrides this.
 
         Raises:
             PropertyError: the update policy fails its schema (the path names the value).
@@ -103,7 +104,7 @@ class BatchedGroup(NestedGroup):
 
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Create the child; with ``batch_create``, with its first batch of members."""
-        policy = self.batch_policy(ctx, BATCH_CREATE)
+        policy = self.batch_policy(ctx, props, BATCH_CREATE)
         if policy is None:
             return super().create(ctx, props)
         self.check_local(ctx, props)
@@ -119,7 +120,7 @@ class BatchedGroup(NestedGroup):
     def resume_create(self, ctx: ResourceContext, props: Props) -> Progress:
         """Wait for the child's create (with ``batch_create``, then create the other
         batches)."""
-        policy = self.batch_policy(ctx, BATCH_CREATE)
+        policy = self.batch_policy(ctx, props, BATCH_CREATE)
         if policy is None:
             return super().resume_create(ctx, props)
         return Progress({_ACTION: "CREATE", _BATCH: policy.as_state()})
@@ -136,7 +137,7 @@ class BatchedGroup(NestedGroup):
 
     def update_child(self, ctx: ResourceContext, stack_id: str, props: Props) -> Progress:
         """Update the child; with ``rolling_update`` and members to change, in batches."""
-        policy = self.batch_policy(ctx, ROLLING_UPDATE)
+        policy = self.batch_policy(ctx, props, ROLLING_UPDATE)
         if policy is None:
             return super().update_child(ctx, stack_id, props)
         full = self.nested(ctx, props)  # records what the group decides (removed names)

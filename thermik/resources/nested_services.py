@@ -196,6 +196,35 @@ class NestedPolicies(Protocol):
         ...
 
 
+@runtime_checkable
+class NestedTimes(Protocol):
+    """Optional: when a child's operation ended, which services may offer (a scaling group's
+    cooldown counts from the end of its latest resize)."""
+
+    def ended_at(self, ctx: ResourceContext, stack_id: str) -> float | None:
+        """When the child's latest operation ended, in epoch seconds (``None``: it runs, or
+        not known)."""
+        ...
+
+
+@runtime_checkable
+class PeerSignals(Protocol):
+    """Optional: signalling another resource of the same stack, which services may offer (a
+    scaling policy resizes its group by signalling it, as Heat's policy adjusts its group)."""
+
+    def signal_peer(
+        self, ctx: ResourceContext, reference_id: str, data: Mapping[str, Any] | None
+    ) -> str:
+        """Signal the resource of ``ctx.stack`` whose reference id (else name) is
+        ``reference_id`` and wait until it handled the signal; its name.
+
+        Raises:
+            NotFound: the stack has no such resource.
+            InvalidSignal: it takes no signals now, or refused ``data``.
+        """
+        ...
+
+
 class NestedContext(ResourceContext, Protocol):
     """A resource context that offers the nested-stack services."""
 

@@ -132,6 +132,9 @@ class ResourcePlugin(abc.ABC):
     takes_signals: ClassVar[bool] = False
     #: Whether a handled signal may change what other resources read (their metadata).
     signal_refreshes_metadata: ClassVar[bool] = True
+    #: Whether a handled signal changes the resource's own attributes (a scaling group's
+    #: members): the engine then resolves and stores them again once the signal is handled.
+    signal_refreshes_attributes: ClassVar[bool] = False
     #: Whether attribute names beyond the schema exist (group members, deployment outputs).
     dynamic_attributes: ClassVar[bool] = False
     #: Attributes costly to resolve (more cloud requests): resolved when an action completes

@@ -35,6 +35,16 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "OS::Heat::SwiftSignal": {"handle": "h", "timeout": 60},
     "OS::Heat::ResourceGroup": {"resource_def": {"type": "OS::Heat::None"}},
     "OS::Heat::ResourceChain": {"resources": ["OS::Heat::None"]},
+    "OS::Heat::AutoScalingGroup": {
+        "min_size": 1,
+        "max_size": 2,
+        "resource": {"type": "OS::Heat::None"},
+    },
+    "OS::Heat::ScalingPolicy": {
+        "auto_scaling_group_id": "g",
+        "adjustment_type": "change_in_capacity",
+        "scaling_adjustment": 1,
+    },
     "OS::Heat::Stack": {"template": "heat_template_version: 2018-08-31"},
     "OS::Heat::SoftwareComponent": {"configs": [{"tool": "script"}]},
     "OS::Heat::SoftwareDeployment": {"server": "srv"},
@@ -111,6 +121,8 @@ def test_update_wait_condition_handle_is_replaced_on_every_update() -> None:
         ("OS::Heat::SoftwareDeploymentGroup", False),
         ("OS::Heat::WaitCondition", False),
         ("OS::Heat::TestResource", False),
+        ("OS::Heat::ScalingPolicy", True),
+        ("OS::Heat::AutoScalingGroup", True),
     ],
 )
 def test_which_types_take_signals(type_name: str, expected: bool) -> None:
@@ -123,6 +135,7 @@ def test_which_types_take_signals(type_name: str, expected: bool) -> None:
         "OS::Heat::None",
         "OS::Heat::ResourceGroup",
         "OS::Heat::ResourceChain",
+        "OS::Heat::AutoScalingGroup",
         "OS::Heat::SoftwareDeployment",
         "OS::Heat::StructuredDeploymentGroup",
     ],
