@@ -25,7 +25,7 @@ agent's configuration.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from thermik.clients.calls import CloudClient
@@ -34,6 +34,7 @@ from thermik.errors import CloudGone, PluginError, PropertyError, ThermikError
 from thermik.resources.cloud_access import TAG_PREFIX, cloud_access, find
 from thermik.resources.cloud_resource import CloudResource
 from thermik.resources.context import ResourceContext, ValidationContext
+from thermik.resources.neutron.implied import server_requirements
 from thermik.resources.nova import server_agent, server_steps
 from thermik.resources.nova.block_devices import validate_block_devices
 from thermik.resources.nova.network_updates import in_place, steps_for
@@ -68,6 +69,7 @@ from thermik.resources.plugin import (
 )
 from thermik.resources.schema import AttributesSchema, PropertiesSchema
 from thermik.resources.software_services import software_services
+from thermik.resources.stack_view import StackView
 
 #: Console types of the ``console_urls`` attribute.
 CONSOLE_TYPES = ("novnc", "xvpvnc", "spice-html5", "rdp-html5", "serial", "webmks")
@@ -88,6 +90,10 @@ class Server(CloudResource):
     lazy_attributes: ClassVar[frozenset[str]] = frozenset({"addresses", "console_urls"})
 
     # -- validation ---------------------------------------------------------------------------
+
+    @classmethod
+    def implied_requirements(cls, name: str, stack: StackView) -> Iterable[str]:
+        return server_requirements(name, stack)
 
     def validate(self, props: Props, vctx: ValidationContext) -> None:
         """Heat's checks across properties: networks, block devices, personality."""
