@@ -35,6 +35,7 @@ boundary (API, CLI, actor) is a bug. The tree::
     │       ├── CloudGone                   404: the cloud resource is not there (a delete is done)
     │       ├── CloudConflict               409: busy or in the wrong state now (retried)
     │       ├── CloudUnavailable            unreachable, timed out, 5xx or 429 (retried)
+    │       │   └── CloudNoAnswer           no answer in time (the request may still be served)
     │       ├── CloudQuotaExceeded          over a quota of the project
     │       └── CloudFault                  any other refusal or failure (400, 401, 403, ...)
     ├── StoreError                     503  the database cannot be used
@@ -358,6 +359,10 @@ class CloudUnavailable(CloudError):
 
     default_kind = "ServiceUnavailable"
     retryable = True
+
+
+class CloudNoAnswer(CloudUnavailable):
+    """The request got no answer in time: the service may still be serving it."""
 
 
 class CloudQuotaExceeded(CloudError):

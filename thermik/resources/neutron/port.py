@@ -63,6 +63,8 @@ class Port(NeutronResource):
     has_status: ClassVar[bool] = True
 
     renamed_properties: ClassVar[Mapping[str, str]] = {"network_id": "network"}
+    #: A Neutron request each: only when something reads them.
+    lazy_attributes: ClassVar[frozenset[str]] = frozenset({"subnets", "network"})
 
     properties_schema: ClassVar[PropertiesSchema] = {
         "name": _string("A symbolic name for the port."),
