@@ -85,6 +85,14 @@ def test_a_template_without_depends_on_is_created_and_deleted_cleanly(
         assert all(address in subnet for address in addresses)
         assert ipaddress.ip_address(outputs["server_ip"]) in subnet
         assert outputs["floating"]
+        # As Heat shows them: the inferred dependencies are the resources' own.
+        assert set(cloud_engine.resource(stack, "interface").required_by) == {"fip"}
+        assert set(cloud_engine.resource(stack, "subnet").required_by) == {
+            "interface",
+            "port",
+            "server",
+        }
+        assert set(cloud_engine.resource(stack, "router").required_by) == {"interface", "fip"}
 
         view = cloud_engine.delete(stack)
         assert (view.action, view.status) == ("DELETE", "COMPLETE"), view.status_reason
