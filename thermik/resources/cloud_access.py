@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from thermik.clients.calls import CloudClient
+from thermik.clients.calls import CloudClient, once
 from thermik.clients.rounds import PollRounds
 from thermik.errors import CloudNoAnswer, CloudUnavailable, PluginError
 from thermik.resources.context import ResourceContext
@@ -137,7 +137,8 @@ def create_once(
     else:
         ctx.data.set(CREATE_STARTED_KEY, tag)
     try:
-        return create(tag)
+        with once():
+            return create(tag)
     except CloudNoAnswer:
         ctx.data.set(ANSWER_LOST_KEY, repr(ctx.clock.now()))
         raise
