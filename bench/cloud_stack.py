@@ -109,7 +109,6 @@ def template(prefix: str, servers: int, cloud: Cloud) -> dict[str, Any]:
         }
         resources[f"fip{i}"] = {
             "type": "OS::Neutron::FloatingIP",
-            "depends_on": "iface",
             "properties": {
                 "floating_network": cloud.public,
                 "port_id": {"get_resource": f"port{i}"},

@@ -37,6 +37,7 @@ boundary (API, CLI, actor) is a bug. The tree::
     │       ├── CloudGone                   404: the cloud resource is not there (a delete is done)
     │       ├── CloudConflict               409: busy or in the wrong state now (retried)
     │       ├── CloudUnavailable            unreachable, timed out, 5xx or 429 (retried)
+    │       │   └── CloudNoAnswer           no answer in time (the request may still be served)
     │       ├── CloudQuotaExceeded          over a quota of the project
     │       └── CloudFault                  any other refusal or failure (400, 401, 403, ...)
     ├── EngineStopping                 503  the engine is stopping
@@ -394,6 +395,10 @@ class CloudUnavailable(CloudError):
 
     default_kind = "ServiceUnavailable"
     retryable = True
+
+
+class CloudNoAnswer(CloudUnavailable):
+    """The request got no answer in time: the service may still be serving it."""
 
 
 class CloudQuotaExceeded(CloudError):

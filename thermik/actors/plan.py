@@ -49,7 +49,7 @@ def load_definition(
         Identity(stack_name=identity.name, stack_id=identity.id, project_id=identity.tenant),
         known_types=registry.__contains__,
         budget=budget,
-    )
+    ).with_implied(registry.implied)
 
 
 def referenced_attributes(definition: StackDefinition) -> dict[str, frozenset[str] | None]:

@@ -19,6 +19,7 @@ from thermik.clients.calls import CloudClient
 from thermik.clients.credentials import CredentialSource, Requester
 from thermik.clients.lookups import LOOKUPS, lookup_of
 from thermik.clients.pool import ClientPool, Credential
+from thermik.clients.rounds import LISTINGS, PollRounds
 from thermik.errors import CloudError, CloudUnavailable
 from thermik.persistence.values import UserCreds
 from thermik.resources.net_constraints import PURE_CONSTRAINTS
@@ -41,6 +42,7 @@ class StackCloud:
         self._lock = threading.Lock()
         self._found: dict[tuple[str, str], str] = {}
         self._running: dict[tuple[str, str], concurrent.futures.Future[str]] = {}
+        self._rounds: dict[str, PollRounds] = {}
 
     @property
     def credential(self) -> Credential:
@@ -80,6 +82,20 @@ class StackCloud:
             del self._running[key]
         mine.set_result(found)
         return found
+
+    def rounds(self, kind: str) -> PollRounds:
+        """The rounds in which this access's waits on ``kind`` things (``nova.server``) are
+        answered by one list call (see :mod:`thermik.clients.rounds`)."""
+        with self._lock:
+            found = self._rounds.get(kind)
+            if found is None:
+                service, listing = LISTINGS[kind]
+
+                def list_many(tags: list[str]) -> Mapping[str, Any]:
+                    return self.client(service).call(lambda conn: listing(conn, tags))
+
+                found = self._rounds[kind] = PollRounds(list_many)
+            return found
 
 
 class CloudAccesses:

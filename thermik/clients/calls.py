@@ -4,14 +4,16 @@ A :class:`CloudClient` wraps the shared connection of one credential for one ser
 :meth:`~CloudClient.call` runs a function of the connection; what openstacksdk or keystoneauth
 raises comes out as a :class:`thermik.errors.CloudError`, after retries with exponential backoff
 (tenacity) when the error is retryable: a conflict (409) always, an unavailable service (5xx,
-429, timeout, unreachable) only for a call that is safe to repeat.
+429, timeout, unreachable) only for a call that is safe to repeat (never inside :func:`once`,
+where creates run).
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeVar, cast
 
 import tenacity
@@ -25,6 +27,22 @@ T = TypeVar("T")
 #: Backoff between retries: 0.5 s, 1 s, 2 s, ... at most 8 s, plus up to 0.25 s of jitter so
 #: that the resources of one stack do not retry in step.
 BACKOFF = tenacity.wait_exponential(multiplier=0.5, max=8) + tenacity.wait_random(0, 0.25)
+
+
+#: Whether the calls of this thread are creates to be made at most once (see :func:`once`).
+_ONCE: contextvars.ContextVar[bool] = contextvars.ContextVar("thermik_cloud_once", default=False)
+
+
+@contextlib.contextmanager
+def once() -> Iterator[None]:
+    """Make the calls inside as non-idempotent ones: a create found by its tag afterwards
+    (:func:`thermik.resources.cloud_access.create_once`) is never asked twice by a retry that
+    does not look first, whatever its plugin said."""
+    token = _ONCE.set(True)
+    try:
+        yield
+    finally:
+        _ONCE.reset(token)
 
 
 class CloudClient:
@@ -50,10 +68,12 @@ class CloudClient:
         conflict: after a timeout or a 5xx the cloud may have made the resource already.
         """
 
+        repeatable = idempotent and not _ONCE.get()
+
         def retry(error: BaseException) -> bool:
             if not isinstance(error, CloudError) or not error.retryable:
                 return False
-            return idempotent or isinstance(error, CloudConflict)
+            return repeatable or isinstance(error, CloudConflict)
 
         retrying = tenacity.Retrying(
             stop=tenacity.stop_after_attempt(self.retry_limit + 1),

@@ -19,6 +19,7 @@ from thermik.errors import (
     CloudError,
     CloudFault,
     CloudGone,
+    CloudNoAnswer,
     CloudQuotaExceeded,
     CloudUnavailable,
 )
@@ -48,7 +49,9 @@ def to_cloud_error(exc: BaseException, service: str | None = None) -> CloudError
     status = _status(exc)
     message = _cloud_message(exc) or _fallback_message(exc, service, status)
     kind: type[CloudError]
-    if isinstance(exc, ksa.ConnectionError | ksa.DiscoveryFailure):
+    if isinstance(exc, ksa.ConnectTimeout):
+        kind = CloudNoAnswer
+    elif isinstance(exc, ksa.ConnectionError | ksa.DiscoveryFailure):
         kind = CloudFault if isinstance(exc, ksa.SSLError) else CloudUnavailable
     elif isinstance(exc, sdk.NotFoundException | ksa.NotFound):
         kind = CloudGone

@@ -187,9 +187,11 @@ class Base:
         )
 
     def stored_definition(self, stack: Stack) -> tuple[RawTemplate, StackDefinition]:
-        """The stack's stored template and its definition (validated when it was stored)."""
+        """The stack's stored template and its definition (validated when it was stored), its
+        dependencies those the engine follows (what the resource types infer included)."""
         raw = self.store.get_raw_template(stack.raw_template_id)
-        return raw, definition_of(raw, stack, self.limits.function_budget())
+        definition = definition_of(raw, stack, self.limits.function_budget())
+        return raw, definition.with_implied(self.registry.implied)
 
 
 def definition_of(raw: RawTemplate, stack: Stack, budget: Budget | None = None) -> StackDefinition:

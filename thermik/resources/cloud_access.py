@@ -20,12 +20,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from thermik.clients.calls import CloudClient
-from thermik.errors import PluginError
+from thermik.clients.calls import CloudClient, once
+from thermik.clients.rounds import PollRounds
+from thermik.errors import CloudNoAnswer, CloudUnavailable, PluginError
 from thermik.resources.context import ResourceContext
 
 #: Resource data key holding the tag of a create that was started (and maybe not finished).
 CREATE_STARTED_KEY = "cloud_create_tag"
+#: Resource data key holding when a create request got no answer at all (a timeout, a
+#: dropped connection): the cloud may still be making what it asked for.
+ANSWER_LOST_KEY = "cloud_create_lost"
+#: Seconds after a create request got no answer during which a create run again only looks
+#: for what the first request made (by its tag) and waits, rather than asking again: a slow
+#: service may be serving its queue of requests, that one among them.
+ANSWER_GRACE = 180.0
 #: Prefix of every creation tag, so tags Thermik put on cloud resources are recognisable.
 TAG_PREFIX = "thermik-"
 
@@ -57,6 +65,11 @@ class CloudAccess(Protocol):
                 ``The Image (cirros) could not be found.``).
             CloudError: the look-up itself failed (several match: a CloudFault).
         """
+        ...
+
+    def rounds(self, kind: str) -> PollRounds:
+        """The rounds in which waits on ``kind`` things (``nova.server``) of the traversal
+        are answered together, one list call per round (see :mod:`thermik.clients.rounds`)."""
         ...
 
 
@@ -109,12 +122,35 @@ def create_once(
     tag is recorded (durably) before the create call: a create that finds it recorded was
     interrupted, and looks for what its first run made before making anything. An
     uninterrupted create costs the cloud no look-up.
+
+    A create request that got no answer (timed out) may still be served: for
+    :data:`ANSWER_GRACE` seconds after that, a create run again that does not find the
+    resource yet raises :class:`CloudUnavailable` (the engine waits and runs it again) rather
+    than ask a second time, so a slow cloud never gets a duplicate.
     """
     tag = creation_tag(ctx)
     if ctx.data.get(CREATE_STARTED_KEY) == tag:
         existing = find(tag)
         if existing is not None:
             return existing
+        _wait_for_lost_answer(ctx)
     else:
         ctx.data.set(CREATE_STARTED_KEY, tag)
-    return create(tag)
+    try:
+        with once():
+            return create(tag)
+    except CloudNoAnswer:
+        ctx.data.set(ANSWER_LOST_KEY, repr(ctx.clock.now()))
+        raise
+
+
+def _wait_for_lost_answer(ctx: ResourceContext) -> None:
+    lost = ctx.data.get(ANSWER_LOST_KEY)
+    if lost is None:
+        return
+    if ctx.clock.now() - float(lost) < ANSWER_GRACE:
+        raise CloudUnavailable(
+            f"{ctx.resource_type} {ctx.resource_name}: the cloud has not answered its create "
+            "request, and does not show what it made yet; waiting for it before asking again"
+        )
+    ctx.data.delete(ANSWER_LOST_KEY)

@@ -31,7 +31,7 @@ import abc
 import dataclasses
 import enum
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from thermik.errors import PropertyError
@@ -47,6 +47,7 @@ from thermik.resources.schema import (
     immutable_names,
     update_allowed_names,
 )
+from thermik.resources.stack_view import StackView
 
 Props = Mapping[str, Any]
 
@@ -172,6 +173,13 @@ class ResourcePlugin(abc.ABC):
         interrupted one made (cloud types' creation tags), a delete for which gone is done.
         """
         return False
+
+    @classmethod
+    def implied_requirements(cls, name: str, stack: StackView) -> Iterable[str]:
+        """Resources of ``stack`` that resource ``name`` of this type needs created first
+        (and deleted after it) although its template does not say so: Heat's implicit
+        dependencies (a port waits for the subnets of its network). None by default."""
+        return ()
 
     @classmethod
     def checks(cls) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from thermik.errors import PluginError, ResourceTypeNotFound
 from thermik.resources.plugin import ResourcePlugin
 from thermik.resources.schema import BASE_ATTRIBUTES, SupportLevel
+from thermik.resources.stack_view import StackView
 
 #: The entry point group resource plugins register under (name = type, value = module:Class).
 ENTRY_POINT_GROUP = "thermik.resources"
@@ -70,6 +71,13 @@ class Registry:
                 path=("resources", resource) if resource else (),
                 resource=resource,
             ) from None
+
+    def implied(self, name: str, stack: StackView) -> Iterable[str]:
+        """The dependencies resource ``name``'s type infers (an
+        :data:`~thermik.template.implied.ImpliedRule` for ``build_stack``)."""
+        kind = stack.type_of(name)
+        plugin = self._plugins.get(kind) if kind is not None else None
+        return () if plugin is None else plugin.implied_requirements(name, stack)
 
     def __contains__(self, type_name: object) -> bool:
         return type_name in self._plugins

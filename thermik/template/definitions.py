@@ -22,6 +22,7 @@ from thermik.template.context import Identity, ResolutionContext
 from thermik.template.environment import Environment
 from thermik.template.functions.base import Resolver, Scope, add_references, contains_runtime
 from thermik.template.graph import topological_order
+from thermik.template.implied import ImpliedRule, StackView, add_implied
 from thermik.template.loader import collection_paused
 from thermik.template.parameters import Parameters
 from thermik.template.registry import KnownTypes, ResolvedType
@@ -107,6 +108,7 @@ class StackDefinition:
         scope: Scope,
         resources: Mapping[str, ResourceDefinition],
         outputs: Mapping[str, OutputDefinition],
+        implied: ImpliedRule | None = None,
     ) -> None:
         self.template = template
         self.environment = environment
@@ -116,6 +118,8 @@ class StackDefinition:
         self.resources: Mapping[str, ResourceDefinition] = resources
         self.outputs: Mapping[str, OutputDefinition] = outputs
         self._requires: dict[str, frozenset[str]] | None = None
+        #: The resource types' own inferred dependencies (see :mod:`thermik.template.implied`).
+        self.implied = implied
 
     @property
     def description(self) -> Any:
@@ -126,8 +130,24 @@ class StackDefinition:
         """Every resource in the template, including those disabled by a condition."""
         return self.scope.all_resources
 
+    def with_implied(self, rule: ImpliedRule) -> StackDefinition:
+        """This definition, its dependencies including those ``rule`` infers from the
+        resources' types and properties (see :mod:`thermik.template.implied`)."""
+        return StackDefinition(
+            self.template,
+            self.environment,
+            self.parameters,
+            self.identity,
+            self.scope,
+            self.resources,
+            self.outputs,
+            rule,
+        )
+
     def dependencies(self) -> Mapping[str, frozenset[str]]:
-        """Resource name -> names of the resources it requires (enabled resources only)."""
+        """Resource name -> names of the resources it requires (enabled resources only):
+        what it references and lists in ``depends_on``, and what its type infers (the
+        :attr:`implied` rule)."""
         if self._requires is None:
             requires = {}
             # Resources requiring the same names share one set (layers where every resource
@@ -144,6 +164,9 @@ class StackDefinition:
                     if references == set():
                         listed[defn.depends_on] = needs
                 requires[name] = needs
+            if self.implied is not None:
+                view = StackView(self.resources, dict(requires), self.resolve)
+                requires = add_implied(requires, view, self.implied)
             self._requires = requires
         return self._requires
 
@@ -284,7 +307,8 @@ def build_stack(
     types exist (``None``: any). With ``strict`` false, parameter values are not required
     or checked (Heat's template-validate behaviour). Every evaluation of the template's
     functions runs under ``budget`` (:class:`~thermik.template.budget.Budget`'s defaults if
-    ``None``).
+    ``None``). The dependencies the resource types infer are added with
+    :meth:`StackDefinition.with_implied`.
     """
     from thermik.template.builder import StackBuilder  # noqa: PLC0415 - avoids a cycle
 

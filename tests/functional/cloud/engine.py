@@ -39,15 +39,20 @@ def local_settings(
     *,
     admin: bool = False,
     config_file: Path | None = None,
+    client_timeout: int | None = None,
 ) -> Settings:
     """The embedded default under ``root``, acting as the demo user of the loopback cloud (as
-    its admin with ``admin``), from the cloud's clouds.yaml or ``config_file``."""
+    its admin with ``admin``), from the cloud's clouds.yaml or ``config_file``, with
+    ``[clients] timeout`` ``client_timeout`` when given."""
     settings = Settings.embedded(root)
     clients = dataclasses.replace(
         settings.clients,
         cloud=env.admin_cloud if admin else env.cloud,
         cloud_config_file=str(config_file or env.config_file),
     )
+    if client_timeout is not None:
+        defaults = dataclasses.replace(clients.defaults, timeout=client_timeout)
+        clients = dataclasses.replace(clients, defaults=defaults)
     engine = settings.engine if tune is None else tune(settings.engine)
     return dataclasses.replace(settings, clients=clients, engine=engine)
 
@@ -64,8 +69,11 @@ class CloudEngine:
         tune: Callable[[EngineSettings], EngineSettings] | None = None,
         admin: bool = False,
         config_file: Path | None = None,
+        client_timeout: int | None = None,
     ) -> None:
-        self.settings = local_settings(root, env, tune, admin=admin, config_file=config_file)
+        self.settings = local_settings(
+            root, env, tune, admin=admin, config_file=config_file, client_timeout=client_timeout
+        )
         self.engine: Engine = start_engine(self.settings, serve_urls=False)
         self.service: Orchestrator = orchestrator_for(self.engine, self.settings)
 

@@ -3,16 +3,20 @@
 The loopback cloud is shared: its services are never stopped. Instead a test points an engine
 at a copy of the cloud's clouds.yaml whose endpoint override for one service type leads to a
 :class:`FaultyProxy` on a free loopback port. The proxy answers ``503`` while it is told to
-(the first N API calls, or every request until :meth:`FaultyProxy.recover`) and otherwise
-forwards each request to the real service unchanged (Host header included, so the version
+(the first N API calls, or every request until :meth:`FaultyProxy.recover`), holds the first
+``hold_posts`` POST requests ``hold_for`` seconds before it forwards them (a slow service: the
+client stops waiting, the service still makes the resource), and otherwise forwards each
+request to the real service unchanged (Host header included, so the version
 documents the service returns link back through the proxy).
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import http.server
 import threading
+import time
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -25,10 +29,21 @@ _HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "conte
 class FaultyProxy:
     """Forwards to ``target`` (``http://host:port``) unless it must fail the request."""
 
-    def __init__(self, target: str, *, fail_first: int = 0, down: bool = False) -> None:
+    def __init__(
+        self,
+        target: str,
+        *,
+        fail_first: int = 0,
+        down: bool = False,
+        hold_posts: int = 0,
+        hold_for: float = 0.0,
+    ) -> None:
         self.target = urllib.parse.urlsplit(target)
         self.fail_first = fail_first
         self.down = down
+        self.hold_posts = hold_posts
+        self.hold_for = hold_for
+        self.held = 0
         self.failed = 0
         self.forwarded = 0
         self._lock = threading.Lock()
@@ -60,6 +75,13 @@ class FaultyProxy:
             self.forwarded += 1
             return False
 
+    def _holds(self, method: str) -> bool:
+        with self._lock:
+            if method == "POST" and self.held < self.hold_posts:
+                self.held += 1
+                return True
+            return False
+
     def _handler(self) -> type[http.server.BaseHTTPRequestHandler]:
         proxy = self
 
@@ -72,6 +94,8 @@ class FaultyProxy:
                 if proxy._fails(self.path):
                     self._answer(503, {"Content-Type": "text/plain"}, b"injected outage")
                     return
+                if proxy._holds(self.command):
+                    time.sleep(proxy.hold_for)
                 upstream = http.client.HTTPConnection(
                     proxy.target.hostname or "127.0.0.1", proxy.target.port, timeout=60
                 )
@@ -81,7 +105,8 @@ class FaultyProxy:
                     response = upstream.getresponse()
                     data = response.read()
                     kept = {k: v for k, v in response.getheaders() if k.lower() not in _HOP_BY_HOP}
-                    self._answer(response.status, kept, data)
+                    with contextlib.suppress(OSError):  # a held request's client is gone
+                        self._answer(response.status, kept, data)
                 finally:
                     upstream.close()
 

@@ -75,6 +75,36 @@ def test_a_neutron_answering_503_for_a_while_is_waited_for(
     assert not list(conn.network.networks(name=name))
 
 
+def test_a_create_whose_answer_never_came_is_found_by_its_tag_not_made_twice(
+    cloud_env: CloudEnv, neutron_proxy: FaultyProxy, tmp_path: Path
+) -> None:
+    conn = cloud_env.connect()
+    name = f"late-create-{uuid.uuid4().hex[:6]}"
+    # Neutron makes the network 6 s after the request, when the engine stopped waiting for
+    # the answer 4 s before: its first look-up by the tag finds nothing yet.
+    neutron_proxy.hold_posts, neutron_proxy.hold_for = 1, 6.0
+    config = clouds_yaml_via(
+        cloud_env.config_file, cloud_env.cloud, "network", neutron_proxy.url,
+        tmp_path / "clouds.yaml",
+    )  # fmt: skip
+    engine = CloudEngine(tmp_path / "state", cloud_env, config_file=config, client_timeout=2)
+    try:
+        stack = engine.create(name, NET, name=name)
+        try:
+            view = engine.wait(stack)
+            assert view.status == "COMPLETE", view.status_reason
+            assert neutron_proxy.held == 1
+            assert len(list(conn.network.networks(name=name))) == 1, "made once"
+        finally:
+            view = engine.delete(stack)
+        assert view.status == "COMPLETE", view.status_reason
+    finally:
+        engine.close()
+        for net in conn.network.networks(name=name):
+            conn.network.delete_network(net)
+    assert not list(conn.network.networks(name=name))
+
+
 def test_a_neutron_that_stays_down_fails_the_create_at_the_stacks_timeout(
     proxied_engine: CloudEngine, neutron_proxy: FaultyProxy, cloud_env: CloudEnv
 ) -> None:

@@ -14,6 +14,7 @@ from openstack.config.loader import OpenStackConfig
 from openstack.connection import Connection
 
 from thermik.clients import CloudClient
+from thermik.clients.calls import once
 from thermik.errors import CloudConflict, CloudGone, CloudUnavailable
 
 
@@ -79,6 +80,20 @@ def test_an_unavailable_service_is_retried_only_for_a_repeatable_call() -> None:
     with pytest.raises(CloudUnavailable):
         client().call(failing(1, 503, once), idempotent=False)
     assert len(once) == 1
+
+
+def test_inside_once_every_call_is_made_once_but_a_conflict_still_retried() -> None:
+    tried: list[Connection] = []
+    with once(), pytest.raises(CloudUnavailable):
+        client().call(failing(1, 503, tried))
+    assert len(tried) == 1
+    conflicted: list[Connection] = []
+    with once():
+        assert client().call(failing(1, 409, conflicted)) == "done"
+    assert len(conflicted) == 2
+    after: list[Connection] = []
+    assert client().call(failing(1, 503, after)) == "done"
+    assert len(after) == 2
 
 
 def test_a_conflict_is_retried_even_for_a_create() -> None:

@@ -17,6 +17,7 @@ from thermik.errors import (
     CloudError,
     CloudFault,
     CloudGone,
+    CloudNoAnswer,
     CloudQuotaExceeded,
     CloudUnavailable,
     Failure,
@@ -115,7 +116,7 @@ def test_an_unreachable_service_names_the_service_not_its_url() -> None:
     assert mapped.message == "the network service is unreachable"
     timeout = to_cloud_error(ksa.ConnectTimeout(f"timed out: {URL}"), "compute")
     assert (type(timeout), timeout.message) == (
-        CloudUnavailable,
+        CloudNoAnswer,
         "the compute service did not answer in time",
     )
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.resources.harness import Context
-from thermik.errors import PluginError
+from thermik.errors import CloudNoAnswer, CloudUnavailable, PluginError
 from thermik.resources.cloud_access import (
+    ANSWER_GRACE,
+    ANSWER_LOST_KEY,
     CREATE_STARTED_KEY,
     cloud_access,
     create_once,
@@ -51,3 +53,44 @@ def test_without_a_cloud_the_error_says_how_to_get_one() -> None:
     with pytest.raises(PluginError, match="--os-cloud") as raised:
         cloud_access(ctx)
     assert raised.value.resource == "net"
+
+
+def lost(tag: str) -> str:
+    raise CloudNoAnswer("the compute service did not answer in time", service="compute")
+
+
+def test_a_create_whose_answer_was_lost_waits_for_it_rather_than_asking_again() -> None:
+    ctx = Context(version_id=7)
+    with pytest.raises(CloudNoAnswer):
+        create_once(ctx, lambda tag: pytest.fail("looked up first"), lost)
+    assert ctx.data.get(ANSWER_LOST_KEY) is not None
+    ctx.clock.advance(ANSWER_GRACE / 2)
+    looked: list[str] = []
+    with pytest.raises(CloudUnavailable, match="has not answered its create request"):
+        create_once(ctx, lambda tag: looked.append(tag) or None, lambda tag: pytest.fail("again"))
+    assert looked == [creation_tag(ctx)]
+    # The cloud finished the first request meanwhile: its resource is taken.
+    assert create_once(ctx, lambda tag: "made-late", lambda tag: pytest.fail("again")) == (
+        "made-late"
+    )
+
+
+def test_after_the_grace_a_create_whose_answer_was_lost_asks_again() -> None:
+    ctx = Context(version_id=7)
+    with pytest.raises(CloudNoAnswer):
+        create_once(ctx, lambda tag: None, lost)
+    ctx.clock.advance(ANSWER_GRACE + 1)
+    assert create_once(ctx, lambda tag: None, lambda tag: "second") == "second"
+    assert ctx.data.get(ANSWER_LOST_KEY) is None
+
+
+def test_a_create_the_cloud_refused_with_an_answer_is_asked_again_at_once() -> None:
+    ctx = Context(version_id=7)
+
+    def refused(tag: str) -> str:
+        raise CloudUnavailable("the compute service answered HTTP 503", status=503)
+
+    with pytest.raises(CloudUnavailable):
+        create_once(ctx, lambda tag: None, refused)
+    assert ctx.data.get(ANSWER_LOST_KEY) is None
+    assert create_once(ctx, lambda tag: None, lambda tag: "new") == "new"

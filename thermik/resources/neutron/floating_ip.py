@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from thermik.errors import PropertyError
@@ -10,6 +10,7 @@ from thermik.resources.constraints import CustomConstraint
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.neutron.base import NeutronResource
 from thermik.resources.neutron.common import body, old_name, resolve
+from thermik.resources.neutron.implied import floating_ip_requirements
 from thermik.resources.plugin import Progress, Props
 from thermik.resources.schema import (
     AttributeSchema,
@@ -20,6 +21,7 @@ from thermik.resources.schema import (
     PropertySchema,
     Type,
 )
+from thermik.resources.stack_view import StackView
 
 #: Properties sent to Neutron as they are named.
 _SENT = ("port_id", "fixed_ip_address", "floating_ip_address", "dns_name", "dns_domain")
@@ -111,6 +113,10 @@ class FloatingIP(NeutronResource):
             cache_mode=CacheMode.NONE,
         ),
     }
+
+    @classmethod
+    def implied_requirements(cls, name: str, stack: StackView) -> Iterable[str]:
+        return floating_ip_requirements(name, stack)
 
     def validate(self, props: Props, vctx: ValidationContext) -> None:
         if props.get("port_id") is None and props.get("fixed_ip_address") is not None:

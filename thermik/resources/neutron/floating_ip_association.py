@@ -9,7 +9,7 @@ the same port, so a create run again after a crash simply repeats it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from thermik.clients.calls import CloudClient
@@ -17,8 +17,10 @@ from thermik.errors import CloudGone, PluginError
 from thermik.resources.cloud_resource import CloudResource
 from thermik.resources.constraints import CustomConstraint
 from thermik.resources.context import ResourceContext
+from thermik.resources.neutron.implied import association_requirements
 from thermik.resources.plugin import Progress, Props
 from thermik.resources.schema import PropertiesSchema, PropertySchema, Type
+from thermik.resources.stack_view import StackView
 
 
 def association_id(floatingip_id: str, port_id: str) -> str:
@@ -65,6 +67,10 @@ class FloatingIPAssociation(CloudResource):
             constraints=(CustomConstraint("ip_addr"),),
         ),
     }
+
+    @classmethod
+    def implied_requirements(cls, name: str, stack: StackView) -> Iterable[str]:
+        return association_requirements(name, stack)
 
     def _associate(self, ctx: ResourceContext, props: Props) -> None:
         floatingip_id, port_id = props["floatingip_id"], props["port_id"]

@@ -10,6 +10,7 @@ from thermik.resources.constraints import AllowedValues, CustomConstraint, Custo
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.neutron.base import NeutronResource, renamed, without_none
 from thermik.resources.neutron.common import TAGS, VALUE_SPECS, body, moved, old_name, resolve
+from thermik.resources.neutron.implied import port_requirements
 from thermik.resources.plugin import NeedsReplacement, Progress, Props
 from thermik.resources.properties import Unresolved, never_unresolved
 from thermik.resources.schema import (
@@ -22,6 +23,7 @@ from thermik.resources.schema import (
     SupportStatus,
     Type,
 )
+from thermik.resources.stack_view import StackView
 
 VNIC_TYPES = (
     "normal",
@@ -61,6 +63,8 @@ class Port(NeutronResource):
     has_status: ClassVar[bool] = True
 
     renamed_properties: ClassVar[Mapping[str, str]] = {"network_id": "network"}
+    #: A Neutron request each: only when something reads them.
+    lazy_attributes: ClassVar[frozenset[str]] = frozenset({"subnets", "network"})
 
     properties_schema: ClassVar[PropertiesSchema] = {
         "name": _string("A symbolic name for the port."),
@@ -230,6 +234,10 @@ class Port(NeutronResource):
             "Whether the uplink status propagates to the port.", type=AttributeType.BOOLEAN
         ),
     }
+
+    @classmethod
+    def implied_requirements(cls, name: str, stack: StackView) -> Iterable[str]:
+        return port_requirements(name, stack)
 
     @classmethod
     def check_properties(

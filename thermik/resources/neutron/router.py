@@ -10,6 +10,7 @@ from thermik.resources.constraints import CustomConstraint
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.neutron.base import NeutronResource, without_none
 from thermik.resources.neutron.common import TAGS, VALUE_SPECS, body, resolve
+from thermik.resources.neutron.implied import router_requirements
 from thermik.resources.plugin import Progress, Props
 from thermik.resources.schema import (
     AttributeSchema,
@@ -19,6 +20,7 @@ from thermik.resources.schema import (
     PropertySchema,
     Type,
 )
+from thermik.resources.stack_view import StackView
 
 #: Properties sent to Neutron as they are named.
 _SENT = ("name", "admin_state_up", "distributed", "ha", "availability_zone_hints")
@@ -121,6 +123,10 @@ class Router(NeutronResource):
         ),
         "tenant_id": AttributeSchema("The project owning the router.", type=AttributeType.STRING),
     }
+
+    @classmethod
+    def implied_requirements(cls, name: str, stack: StackView) -> Iterable[str]:
+        return router_requirements(name, stack)
 
     def validate(self, props: Props, vctx: ValidationContext) -> None:
         agents = props.get("l3_agent_ids") or []

@@ -30,6 +30,7 @@ from thermik.errors import CloudFault, CloudGone, PropertyError
 from thermik.resources.cloud_access import cloud_access, creation_tag, find
 from thermik.resources.constraints import AllowedValues, CustomConstraint
 from thermik.resources.context import ResourceContext
+from thermik.resources.neutron.common import resolve
 from thermik.resources.schema import PropertySchema, SupportLevel, SupportStatus, Type
 
 #: Resource data keys: the ports the server made (JSON list of ids, by entry index), and the
@@ -252,11 +253,11 @@ def nova_networks(
     for index, net in enumerate(networks):
         nic: dict[str, Any] = {}
         if net.get("port"):
-            nic["port"] = find(ctx, "neutron.port", net["port"])
+            nic["port"] = resolve(ctx, "neutron.port", net["port"])
         elif net.get("subnet") or net.get("port_extra_properties"):
             nic["port"] = internal_port(ctx, index, net, security_groups or [])
         else:
-            nic["uuid"] = find(ctx, "neutron.network", net.get("network") or net["uuid"])
+            nic["uuid"] = resolve(ctx, "neutron.network", net.get("network") or net["uuid"])
             if net.get("fixed_ip"):
                 nic["fixed_ip"] = net["fixed_ip"]
         if net.get("floating_ip"):

@@ -25,15 +25,16 @@ agent's configuration.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from thermik.clients.calls import CloudClient
 from thermik.clients.lookups import looks_like_id
 from thermik.errors import CloudGone, PluginError, PropertyError, ThermikError
-from thermik.resources.cloud_access import TAG_PREFIX, cloud_access, find
+from thermik.resources.cloud_access import TAG_PREFIX, cloud_access, creation_tag, find
 from thermik.resources.cloud_resource import CloudResource
 from thermik.resources.context import ResourceContext, ValidationContext
+from thermik.resources.neutron.implied import server_requirements
 from thermik.resources.nova import server_agent, server_steps
 from thermik.resources.nova.block_devices import validate_block_devices
 from thermik.resources.nova.network_updates import in_place, steps_for
@@ -68,6 +69,7 @@ from thermik.resources.plugin import (
 )
 from thermik.resources.schema import AttributesSchema, PropertiesSchema
 from thermik.resources.software_services import software_services
+from thermik.resources.stack_view import StackView
 
 #: Console types of the ``console_urls`` attribute.
 CONSOLE_TYPES = ("novnc", "xvpvnc", "spice-html5", "rdp-html5", "serial", "webmks")
@@ -84,10 +86,17 @@ class Server(CloudResource):
     delete_waits: ClassVar[bool] = True
     properties_schema: ClassVar[PropertiesSchema] = PROPERTIES
     attributes_schema: ClassVar[AttributesSchema] = ATTRIBUTES
-    #: Four Neutron requests and six Nova requests: only when something reads them.
-    lazy_attributes: ClassVar[frozenset[str]] = frozenset({"addresses", "console_urls"})
+    #: Four Neutron requests and six Nova requests, a Neutron look-up per network label:
+    #: only when something reads them.
+    lazy_attributes: ClassVar[frozenset[str]] = frozenset(
+        {"addresses", "console_urls", "networks"}
+    )
 
     # -- validation ---------------------------------------------------------------------------
+
+    @classmethod
+    def implied_requirements(cls, name: str, stack: StackView) -> Iterable[str]:
+        return server_requirements(name, stack)
 
     def validate(self, props: Props, vctx: ValidationContext) -> None:
         """Heat's checks across properties: networks, block devices, personality."""
@@ -149,8 +158,22 @@ class Server(CloudResource):
         return self._advance(ctx, progress)
 
     def _advance(self, ctx: ResourceContext, progress: Progress | None) -> CheckResult:
+        """One look at the server, in the traversal's rounds (see
+        :func:`server_steps.advance`)."""
         assert ctx.physical_id is not None
-        return server_steps.advance(self.client(ctx), ctx.physical_id, progress, self.seen)
+        rounds = server_steps.TaggedRounds(
+            cloud_access(ctx).rounds("nova.server"), creation_tag(ctx)
+        )
+        try:
+            result = server_steps.advance(
+                self.client(ctx), ctx.physical_id, progress, self.seen, rounds
+            )
+        except ThermikError:
+            rounds.over()
+            raise
+        if result is True:
+            rounds.over()
+        return result
 
     # -- update ------------------------------------------------------------------------------
 

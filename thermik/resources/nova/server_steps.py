@@ -14,11 +14,13 @@ Code: 500"``, as Heat words it).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from thermik.clients.calls import CloudClient
+from thermik.clients.rounds import PollRounds
 from thermik.errors import PluginError
 from thermik.resources.plugin import CheckResult, PollAfter, Progress
 
@@ -45,6 +47,37 @@ TRANSIENT = frozenset(
         "MIGRATING",
     }
 )
+
+
+class Rounds(Protocol):
+    """One server's part in its traversal's rounds (see :mod:`thermik.clients.rounds`)."""
+
+    def get(self) -> Any | None:
+        """The server as this round's list saw it, or ``None``."""
+        ...
+
+    def align(self, wait: float) -> float:
+        """``wait`` lengthened to end on a round."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TaggedRounds:
+    """The :class:`Rounds` of the server carrying creation tag ``tag``."""
+
+    rounds: PollRounds
+    tag: str
+
+    def get(self) -> Any | None:
+        return self.rounds.get(self.tag)
+
+    def align(self, wait: float) -> float:
+        return self.rounds.align(wait)
+
+    def over(self) -> None:
+        """The wait is over: later rounds need not list the server."""
+        self.rounds.forget(self.tag)
+
 
 #: A step as the progress keeps it: ``{"do": kind, "args": {...}}``.
 Step = Mapping[str, Any]
@@ -221,9 +254,24 @@ def advance(
     server_id: str,
     progress: Progress | None,
     seen: Callable[[Any], Any],
+    rounds: Rounds | None = None,
 ) -> CheckResult:
     """Move the action on: start the current step, or look whether it is done (``seen`` gets
-    every server fetched). True once every step is done."""
+    every server fetched). True once every step is done.
+
+    With ``rounds`` the looks are those of the traversal's rounds (one list call for all its
+    servers, each wait ending on a round): the server as its round saw it, or fetched alone
+    when the round did not list it."""
+
+    def fetch() -> Any:
+        found = rounds.get() if rounds is not None else None
+        if found is None:
+            found = client.call(lambda c: c.compute.get_server(server_id))
+        return found
+
+    def wait(seconds: float) -> float:
+        return rounds.align(seconds) if rounds is not None else seconds
+
     state = dict(progress.state) if progress else {}
     todo: list[Step] = list(state.get("steps", []))
     at = int(state.get("at", 0))
@@ -237,16 +285,16 @@ def advance(
                 at += 1
                 state = {**state, "at": at, "started": False, "polls": 0}
                 continue
-            return PollAfter(FIRST_POLL, Progress({**state, "started": True, "polls": 1}))
+            return PollAfter(wait(FIRST_POLL), Progress({**state, "started": True, "polls": 1}))
         if polls == 0:
-            return PollAfter(FIRST_POLL, Progress({**state, "polls": 1}))
+            return PollAfter(wait(FIRST_POLL), Progress({**state, "polls": 1}))
         if kind in PROBES:
             done = client.call(functools.partial(_probe, PROBES[kind], server_id, args))
         else:
-            server = seen(client.call(lambda c: c.compute.get_server(server_id)))
+            server = seen(fetch())
             done = CHECKS[kind](server, args)
         if not done:
-            return PollAfter(_delay(polls), Progress({**state, "polls": polls + 1}))
+            return PollAfter(wait(_delay(polls)), Progress({**state, "polls": polls + 1}))
         at += 1
         state = {**state, "at": at, "started": False, "polls": 0}
     return True
