@@ -4,6 +4,8 @@ they write, read with Thermik's real options, and the commands they issue."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import re
 import shutil
 import subprocess
@@ -366,3 +368,50 @@ def test_a_devstack_without_thermik_is_left_alone(devstack: Devstack) -> None:
     assert devstack.run("clean").returncode == 0
     assert devstack.calls() == []
     assert not devstack.thermik_conf.parent.exists()
+
+
+def test_heat_tempest_options_are_the_plugins() -> None:
+    found = sorted(ROOT.glob(".venv-tempest/lib/python3*/site-packages/heat_tempest_plugin"))
+    if not found:
+        pytest.skip("no .venv-tempest with heat-tempest-plugin (tools/tempest-run.sh makes it)")
+    spec = importlib.util.spec_from_file_location("heat_tempest_config", found[0] / "config.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert {
+        "service_available": {o.name for o in module.ServiceAvailableGroup},
+        "heat_plugin": {o.name for o in module.HeatGroup},
+        "heat_features_enabled": {o.name for o in module.HeatFeaturesGroup},
+    } == HEAT_TEMPEST_OPTIONS
+
+
+#: What Apache's mod_proxy_uwsgi hands the application for the endpoint's path.
+BEHIND_APACHE = """
+import io, json, sys
+from thermik.cmd.api import application
+answer = {}
+environ = {"REQUEST_METHOD": "GET", "SCRIPT_NAME": sys.argv[1], "PATH_INFO": "/",
+           "QUERY_STRING": "", "SERVER_NAME": "192.0.2.10", "SERVER_PORT": "80",
+           "HTTP_HOST": "192.0.2.10", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.url_scheme": "http",
+           "wsgi.input": io.BytesIO(), "wsgi.errors": sys.stderr}
+body = b"".join(application(environ, lambda status, headers, exc=None: answer.update(s=status)))
+print(json.loads(body)["versions"][0]["links"][0]["href"])
+"""
+
+
+def test_the_uwsgi_application_answers_under_the_endpoints_path(tmp_path: Path) -> None:
+    # The application the uWSGI file names, as Apache reaches it at THERMIK_API_PATH (here on
+    # the embedded engine and noauth: the path, not the engine, is under test).
+    conf = tmp_path / "thermik.conf"
+    conf.write_text(f"[DEFAULT]\nstate_dir = {tmp_path}\n[api]\nauth_strategy = noauth\n")
+    done = subprocess.run(
+        [sys.executable, "-c", BEHIND_APACHE, "/orchestration"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "THERMIK_CONFIG_FILE": str(conf)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "http://192.0.2.10/orchestration/v1/"
