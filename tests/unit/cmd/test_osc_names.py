@@ -312,3 +312,22 @@ def test_resource_type_commands(cli: Cli) -> None:
     unknown = cli("orchestration", "resource", "type", "list", "--filter", "colour=red")
     assert unknown.status == 1
     assert "colour" in unknown.err
+
+
+def test_validate_says_which_function_a_typo_meant(tmp_path: Path, cli: Cli) -> None:
+    template = tmp_path / "typo.yaml"
+    template.write_text(
+        "heat_template_version: 2018-08-31\n"
+        "parameters:\n  size: {type: number, default: 1}\n"
+        "resources:\n  r:\n    type: OS::Heat::RandomString\n"
+        "    properties: {length: {get_parm: size}}\n",
+        encoding="utf-8",
+    )
+    done = cli("orchestration", "template", "validate", "-t", str(template))
+    assert done.status == 1
+    assert done.err.splitlines() == [
+        "WARNING: resources.r.properties.length: 'get_parm' is not a function of this "
+        "template version, so it is taken as data; did you mean 'get_param'?",
+        "ERROR: resources.r.properties.length: Value '{'get_parm': 'size'}' is not an "
+        "integer ('get_parm' is not a function: did you mean 'get_param'?)",
+    ]
