@@ -331,3 +331,89 @@ def test_validate_says_which_function_a_typo_meant(tmp_path: Path, cli: Cli) -> 
         "ERROR: resources.r.properties.length: Value '{'get_parm': 'size'}' is not an "
         "integer ('get_parm' is not a function: did you mean 'get_param'?)",
     ]
+
+
+def test_software_config_and_deployment_commands(tmp_path: Path, cli: Cli) -> None:
+    script = tmp_path / "hello.sh"
+    script.write_text("echo hello\n", encoding="utf-8")
+    definition = tmp_path / "definition.yaml"
+    definition.write_text(
+        "inputs:\n- name: who\n  default: world\noutputs:\n- name: result\n", encoding="utf-8"
+    )
+    # The command's own --config-file, not thermik's global one.
+    created = cli(
+        "software", "config", "create", "hello", "--config-file", str(script),
+        "--definition-file", str(definition), "--group", "script", "-f", "json",
+    ).json()  # fmt: skip
+    config_id = created["id"]
+    assert (created["name"], created["group"], created["config"]) == (
+        "hello",
+        "script",
+        "echo hello\n",
+    )
+    listed = cli("software", "config", "list", "-f", "json").json()
+    assert [(c["id"], list(c)) for c in listed] == [
+        (config_id, ["id", "name", "group", "creation_time"])
+    ]
+    shown = cli("software", "config", "show", config_id, "-f", "json").json()
+    assert list(shown) == [
+        "id",
+        "name",
+        "group",
+        "config",
+        "inputs",
+        "outputs",
+        "options",
+        "creation_time",
+    ]
+    assert cli("software", "config", "show", config_id, "--config-only").out == "echo hello\n\n"
+    deployed = cli(
+        "software", "deployment", "create", "greet", "--config", config_id,
+        "--server", "server-1", "--input-value", "who=you", "-f", "json",
+    ).json()  # fmt: skip
+    assert (deployed["server_id"], deployed["action"], deployed["status"]) == (
+        "server-1",
+        "UPDATE",
+        "IN_PROGRESS",
+    )
+    metadata = json.loads(cli("software", "deployment", "metadata", "show", "server-1").out)
+    assert [m["name"] for m in metadata] == ["greet"]
+    inputs = {i["name"]: i["value"] for i in metadata[0]["inputs"]}
+    assert inputs["who"] == "you"
+    assert inputs["deploy_server_id"] == "server-1"
+    assert inputs["deploy_action"] == "UPDATE"
+    listed = cli("software", "deployment", "list", "--long", "-f", "json").json()
+    assert list(listed[0]) == [
+        "id",
+        "config_id",
+        "server_id",
+        "action",
+        "status",
+        "creation_time",
+        "status_reason",
+    ]
+    shown = cli("software", "deployment", "show", deployed["id"], "--long", "-f", "json").json()
+    assert list(shown)[-1] == "output_values"
+    neither = cli("software", "deployment", "output", "show", deployed["id"])
+    assert neither.err == "ERROR: Error: either <output-name> or --all argument is needed.\n"
+    signal = cli(
+        "software", "deployment", "create", "x", "--server", "s", "--signal-transport", "HEAT"
+    )
+    assert signal.status == 1
+    assert cli("software", "deployment", "delete", deployed["id"]).status == 0
+    assert cli("software", "deployment", "list", "-f", "json").json() == []
+    assert cli("software", "config", "delete", config_id).status == 0
+    missing = cli("software", "config", "delete", config_id)
+    assert missing.status == 1
+    assert "could not be found" in missing.err
+
+
+def test_global_options_are_read_before_the_command_only() -> None:
+    from thermik.cmd.cli import ThermikApp, command_start
+
+    parser = ThermikApp().build_option_parser("thermik", "0")
+    argv = ["--config-file", "a.conf", "-v", "software", "config", "create", "--config-file", "b"]
+    assert command_start(parser, argv) == 3
+    options, rest = parser.parse_known_args(argv)
+    assert options.config_file == ["a.conf"]
+    assert rest == ["software", "config", "create", "--config-file", "b"]
