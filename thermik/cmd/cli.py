@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 #: Name of the console log handler (replaced when ``main`` runs again in one process).
 _CONSOLE = "thermik-cli-console"
 _LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO}
+#: The help options, global wherever they are written.
+HELP = ("-h", "--help")
 
 
 class OneLineFormatter(logging.Formatter):
@@ -85,8 +87,10 @@ def globals_first(
     """``parse`` (argparse's ``parse_known_args``) applied to the global options only."""
     words = list(sys.argv[1:] if args is None else args)
     start = command_start(parser, words)
-    options, unknown = parse(words[:start], namespace)
-    return options, [*unknown, *words[start:]]
+    # cliff answers a command's --help itself (deferred help), so it stays global.
+    helps = [word for word in words[start:] if word in HELP]
+    options, unknown = parse([*words[:start], *helps], namespace)
+    return options, [*unknown, *(word for word in words[start:] if word not in HELP)]
 
 
 class ThermikApp(App):
