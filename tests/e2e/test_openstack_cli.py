@@ -152,3 +152,55 @@ def test_stack_lifecycle_through_the_cli(cli: Cli, service: Orchestrator, tmp_pa
     documents, errors = cli.batch("stack list -f json", "stack show osc -f json")
     assert documents == [[]]
     assert "Stack not found: osc" in errors
+
+
+#: Commands both ``openstack`` and ``thermik`` run on stack ``twin`` (``-f json`` added).
+TWIN_COMMANDS = (
+    "stack list --short",
+    "stack resource list twin",
+    "stack resource show twin first",
+    "stack resource metadata twin first",
+    "stack event list twin",
+    "stack output list twin",
+    "stack output show twin echo",
+    "stack environment show twin",
+    "stack file list twin",
+    "stack template show twin",
+    "orchestration template version list",
+    "orchestration template function list heat_template_version.2018-08-31",
+    "orchestration resource type list --long",
+    "software config list",
+    "software deployment list",
+)
+
+
+@pytest.mark.slow
+def test_thermik_commands_answer_as_their_openstack_twins(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.unit.cmd.cli_support import Cli as Thermik
+
+    template = tmp_path / "tmpl.yaml"
+    template.write_text(yaml.safe_dump(TEMPLATE), encoding="utf-8")
+    created = cli.run("stack", "create", "-t", str(template), "--wait", "-f", "json", "twin")
+    assert created.returncode == 0, created.stderr
+    (tmp_path / "thermik").mkdir()
+    thermik = Thermik(tmp_path / "thermik", capsys)
+    made = thermik("stack", "create", "-t", str(template), "--wait", "twin")
+    assert made.status == 0, made.err
+
+    theirs, errors = cli.batch(*(f"{command} -f json" for command in TWIN_COMMANDS))
+    assert errors == ""
+    ours = [thermik(*command.split(), "-f", "json").json() for command in TWIN_COMMANDS]
+    shapes = [shape(document) for document in theirs]
+    assert [shape(document) for document in ours] == shapes
+    assert cli.run("stack", "delete", "--wait", "-y", "twin").returncode == 0
+
+
+def shape(document: Any) -> Any:
+    """A command's answer without its values: the keys of a map, of a list's first row."""
+    if isinstance(document, list):
+        return ["list", shape(document[0]) if document else None]
+    if isinstance(document, dict):
+        return sorted(document)
+    return type(document).__name__

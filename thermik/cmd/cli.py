@@ -9,7 +9,9 @@ the engine running in this process, and closed when the command ends.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import functools
 import logging
 import os
 import sys
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 #: Name of the console log handler (replaced when ``main`` runs again in one process).
 _CONSOLE = "thermik-cli-console"
 _LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO}
+#: The help options, global wherever they are written.
+HELP = ("-h", "--help")
 
 
 class OneLineFormatter(logging.Formatter):
@@ -55,6 +59,38 @@ def with_cloud(
     config_file = settings.clients.cloud_config_file or environ.get("OS_CLIENT_CONFIG_FILE")
     clients = dataclasses.replace(settings.clients, cloud=cloud, cloud_config_file=config_file)
     return dataclasses.replace(settings, clients=clients)
+
+
+def command_start(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    """Where the command's name starts in ``argv`` (after the global options)."""
+    takes_value = {
+        option
+        for action in parser._actions
+        if action.nargs != 0
+        for option in action.option_strings
+    }
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if not word.startswith("-"):
+            return index
+        index += 2 if word in takes_value else 1
+    return index
+
+
+def globals_first(
+    parser: argparse.ArgumentParser,
+    parse: Any,
+    args: list[str] | None = None,
+    namespace: Any = None,
+) -> tuple[argparse.Namespace, list[str]]:
+    """``parse`` (argparse's ``parse_known_args``) applied to the global options only."""
+    words = list(sys.argv[1:] if args is None else args)
+    start = command_start(parser, words)
+    # cliff answers a command's --help itself (deferred help), so it stays global.
+    helps = [word for word in words[start:] if word in HELP]
+    options, unknown = parse([*words[:start], *helps], namespace)
+    return options, [*unknown, *(word for word in words[start:] if word not in HELP)]
 
 
 class ThermikApp(App):
@@ -95,6 +131,10 @@ class ThermikApp(App):
             "credentials (default: $OS_CLOUD; without it, the OS_* variables when "
             "OS_AUTH_URL is set, else no cloud).",
         )
+        # Global options are read only before the command's name, so that a command's own
+        # option of the same name (``software config create --config-file``) stays its own.
+        parse = parser.parse_known_args
+        parser.parse_known_args = functools.partial(globals_first, parser, parse)  # type: ignore[method-assign,assignment]
         return parser
 
     def configure_logging(self) -> None:

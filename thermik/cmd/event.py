@@ -1,4 +1,4 @@
-"""``thermik event list``, as ``openstack stack event list``.
+"""``thermik stack event list|show``, as ``openstack stack event list|show``.
 
 The columns, ``--sort <key>[:<direction>]`` and ``--follow`` are the openstack client's. With
 ``--follow`` the command prints each new event as a log line until Ctrl-C; as the engine runs in
@@ -15,11 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cliff.lister import Lister
+from cliff.show import ShowOne
 
 from thermik.api import formatting
 from thermik.api.boundary import EventQuery, EventView, SortDir, StackIdentity
 from thermik.api.responses import isotime
-from thermik.cmd.render import Row, links, rows
+from thermik.cmd.render import Row, columns, links, rows
 from thermik.cmd.session import ServiceCommand, add_stack_argument
 from thermik.cmd.stack_inputs import parse_filters
 from thermik.errors import InvalidInput
@@ -157,3 +158,24 @@ class ListEvent(ServiceCommand, Lister):
 def _document(view: EventView, document: Mapping[str, Any]) -> dict[str, Any]:
     """The API's event document, with the name of the stack it belongs to."""
     return {**document, "stack_name": view.stack.name}
+
+
+class ShowEvent(ServiceCommand, ShowOne):
+    """Show one event of a resource of a stack."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = super().get_parser(prog_name)
+        add_stack_argument(parser, help="Name or ID of the stack to show events for")
+        parser.add_argument(
+            "resource", metavar="<resource>", help="Name of the resource the event belongs to"
+        )
+        parser.add_argument("event", metavar="<event>", help="ID of the event to show")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> Row:
+        stack = self.stack(parsed_args.stack)
+        view = self.service.show_event(
+            self.context, stack, parsed_args.resource, parsed_args.event
+        )
+        where = links(self.thermik.settings().api, self.context.tenant)
+        return columns(formatting.event(view, where, detail=True))

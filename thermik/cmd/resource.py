@@ -143,3 +143,47 @@ class SignalResource(ServiceCommand, Command):
         data = signal_data(parsed_args.data, parsed_args.data_file)
         self.service.signal_resource(self.context, stack, parsed_args.resource, data)
         return 0
+
+
+class ShowResourceMetadata(ServiceCommand, ShowOne):
+    """Show the metadata of a resource of a stack (JSON unless -f says otherwise)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = super().get_parser(prog_name)
+        add_stack_argument(parser)
+        _resource_argument(parser)
+        return parser
+
+    @property
+    def formatter_default(self) -> str:
+        return "json"
+
+    def take_action(self, parsed_args: argparse.Namespace) -> Row:
+        stack = self.stack(parsed_args.stack)
+        metadata = self.service.resource_metadata(self.context, stack, parsed_args.resource)
+        return tuple(metadata), tuple(metadata.values())
+
+
+class MarkResourceUnhealthy(ServiceCommand, Command):
+    """Mark a resource of a stack unhealthy (CHECK_FAILED), or healthy again (--reset)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = super().get_parser(prog_name)
+        parser.add_argument("--reset", action="store_true", help="Set the resource as healthy")
+        add_stack_argument(parser)
+        _resource_argument(parser)
+        parser.add_argument(
+            "reason", metavar="<reason>", nargs="?", default="", help="Reason for the change"
+        )
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> int:
+        stack = self.stack(parsed_args.stack)
+        self.service.mark_resource_unhealthy(
+            self.context,
+            stack,
+            parsed_args.resource,
+            unhealthy=not parsed_args.reset,
+            reason=parsed_args.reason,
+        )
+        return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from typing import Any
 
 from cliff.command import Command
 from cliff.lister import Lister
@@ -128,7 +129,11 @@ class UpdateStack(StackCommand, ShowOne):
             action="store_true",
             help="With --dry-run: show the changes in nested stacks too",
         )
-        parser.add_argument("--converge", action="store_true", help=argparse.SUPPRESS)
+        parser.add_argument(
+            "--converge",
+            action="store_true",
+            help="Check each resource against what the cloud really has, as it updates",
+        )
         add_wait_arguments(parser)
         add_stack_argument(parser, help="Name or ID of the stack to update")
         return parser
@@ -234,15 +239,37 @@ class ListStack(ServiceCommand, Lister):
         parser.add_argument(
             "--sort", metavar="<key>[:<direction>]", help="Sort by a key, asc or desc"
         )
-        parser.add_argument("--long", action="store_true", help="Show owner and parent too")
+        parser.add_argument(
+            "--all-projects", action="store_true", help="Include the stacks of every project"
+        )
+        parser.add_argument("--short", action="store_true", help="List fewer columns")
+        parser.add_argument(
+            "--long",
+            action="store_true",
+            help="Show the owner too (implied by --all-projects)",
+        )
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Row:
         query = list_query(parsed_args)
         page = self.service.list_stacks(self.context, query)
         where = links(self.thermik.settings().api, self.context.tenant)
-        names = LIST_COLUMNS + (("stack_owner", "parent") if parsed_args.long else ())
-        return rows((stack_document(view, where) for view in page.items), names, titled=True)
+        documents = [stack_document(view, where) for view in page.items]
+        return rows(documents, list_columns(parsed_args, documents), titled=True)
+
+
+def list_columns(args: argparse.Namespace, documents: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The columns ``openstack stack list`` shows for these options and stacks."""
+    names = list(LIST_COLUMNS[:3] if args.short else LIST_COLUMNS)
+    if args.long:
+        names.insert(2, "stack_owner")
+    if args.nested:
+        names.append("parent")
+    if args.deleted:
+        names.append("deletion_time")
+    if any("project" in document for document in documents):
+        names.insert(2, "project")
+    return tuple(names)
 
 
 def list_query(args: argparse.Namespace) -> ListQuery:
@@ -269,6 +296,7 @@ def list_query(args: argparse.Namespace) -> ListQuery:
         show_deleted=args.deleted,
         show_nested=args.nested,
         show_hidden=args.hidden,
+        global_tenant=args.all_projects or args.long,
     )
 
 

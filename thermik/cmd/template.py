@@ -23,6 +23,7 @@ from thermik.template import Template, merge_environments
 from thermik.template.context import Identity
 from thermik.template.definitions import build_stack
 from thermik.template.parameters import parameter_types
+from thermik.template.spelling import misspelt_functions
 from thermik.template.validate import VALIDATE_STACK_NAME, validate_template
 
 
@@ -67,6 +68,21 @@ def print_data(data: Any, fmt: str) -> None:
         sys.stdout.write(yaml.safe_dump(data, default_flow_style=False, sort_keys=True))
 
 
+def warn_misspellings(template: Template | None) -> None:
+    """Say on stderr which function each probably misspelt function name meant."""
+    for found in misspelt_functions(template) if template is not None else ():
+        sys.stderr.write(f"WARNING: {found}\n")
+
+
+def template_or_none(args: argparse.Namespace) -> Template | None:
+    """The template of ``--template``, or ``None`` when it cannot be read."""
+    try:
+        found: TemplateInput = gather(args.template, [])
+        return Template.from_document(found.template, found.files)
+    except ThermikError:
+        return None
+
+
 def report(error: ThermikError) -> int:
     """Print one line for a user error and return the exit status."""
     sys.stderr.write(f"ERROR: {error}\n")
@@ -95,7 +111,9 @@ class ValidateTemplate(PlainHelp):
             with cloud_constraints(self.app) as constraints:
                 validate_resources(stack, registry, custom_constraints=constraints, lenient=True)
         except ThermikError as exc:
+            warn_misspellings(template_or_none(parsed_args))
             return report(exc)
+        warn_misspellings(template)
         print_data(result, parsed_args.format)
         return 0
 
