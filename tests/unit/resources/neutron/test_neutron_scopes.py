@@ -1,0 +1,87 @@
+"""The pure parts of OS::Neutron::SubnetPool and OS::Neutron::AddressScope: registration, the
+prefix-length checks, Heat's defaults and what needs replacement."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from thermik.errors import PropertyError
+from thermik.resources.context import ValidationContext
+from thermik.resources.net_constraints import with_pure
+from thermik.resources.neutron.address_scope import AddressScope
+from thermik.resources.neutron.subnet_pool import SubnetPool, prefix_bounds_problem
+from thermik.resources.plugin import NeedsReplacement, ResourcePlugin
+from thermik.resources.registry import Registry
+
+
+def test_both_types_are_registered() -> None:
+    registry = Registry.from_entry_points()
+    assert "OS::Neutron::SubnetPool" in registry
+    assert "OS::Neutron::AddressScope" in registry
+
+
+@pytest.mark.parametrize(
+    ("props", "where"),
+    [
+        ({"min_prefixlen": 28, "max_prefixlen": 24}, "min_prefixlen"),
+        ({"min_prefixlen": 24, "default_prefixlen": 16}, "default_prefixlen"),
+        ({"max_prefixlen": 24, "default_prefixlen": 28}, "default_prefixlen"),
+    ],
+)
+def test_prefix_bounds_upside_down_name_their_property(props: dict[str, Any], where: str) -> None:
+    with pytest.raises(PropertyError) as caught:
+        SubnetPool().validate({"prefixes": ["10.0.0.0/16"], **props}, ValidationContext())
+    assert caught.value.path == ("properties", where)
+    assert "Illegal prefix bounds" in str(caught.value)
+
+
+def test_consistent_bounds_pass() -> None:
+    bounds = {"min_prefixlen": 20, "default_prefixlen": 24, "max_prefixlen": 28}
+    assert prefix_bounds_problem(bounds) is None
+    assert prefix_bounds_problem({"default_prefixlen": 24}) is None
+
+
+def test_a_pool_needs_a_prefix_and_each_must_be_a_cidr() -> None:
+    with pytest.raises(PropertyError) as caught:
+        SubnetPool.check_properties({"prefixes": []})
+    assert "prefixes" in str(caught.value)
+    with pytest.raises(PropertyError) as caught:
+        SubnetPool.check_properties(
+            {"prefixes": ["10.0.0.0/33"]}, custom_constraints=with_pure(None)
+        )
+    assert "prefixes" in str(caught.value)
+
+
+def test_heats_defaults() -> None:
+    pool = SubnetPool.check_properties({"prefixes": ["10.0.0.0/16"]})
+    assert (pool["is_default"], pool["shared"]) == (False, False)
+    scope = AddressScope.check_properties({})
+    assert (scope["ip_version"], scope["shared"]) == (4, False)
+    with pytest.raises(PropertyError) as caught:
+        AddressScope.check_properties({"ip_version": 5})
+    assert "ip_version" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("plugin", "changed", "replaced"),
+    [
+        (
+            SubnetPool,
+            {"name", "prefixes", "address_scope", "default_quota", "is_default", "tags"},
+            False,
+        ),
+        (SubnetPool, {"min_prefixlen", "max_prefixlen", "default_prefixlen"}, False),
+        (SubnetPool, {"shared"}, True),
+        (SubnetPool, {"tenant_id"}, True),
+        (AddressScope, {"name", "shared"}, False),
+        (AddressScope, {"ip_version"}, True),
+        (AddressScope, {"tenant_id"}, True),
+    ],
+)
+def test_what_needs_replacement(
+    plugin: type[ResourcePlugin], changed: set[str], replaced: bool
+) -> None:
+    plan = plugin().needs_replacement(None, {}, {}, frozenset(changed))  # type: ignore[arg-type]
+    assert isinstance(plan, NeedsReplacement) is replaced
