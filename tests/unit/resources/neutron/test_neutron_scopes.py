@@ -1,5 +1,5 @@
-"""The pure parts of OS::Neutron::SubnetPool and OS::Neutron::AddressScope: registration, the
-prefix-length checks, Heat's defaults and what needs replacement."""
+"""The pure parts of OS::Neutron::SubnetPool, AddressScope and RBACPolicy: registration, the
+prefix-length and action checks, Heat's defaults and what needs replacement."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from thermik.errors import PropertyError
 from thermik.resources.context import ValidationContext
 from thermik.resources.net_constraints import with_pure
 from thermik.resources.neutron.address_scope import AddressScope
+from thermik.resources.neutron.rbac_policy import RBACPolicy
 from thermik.resources.neutron.subnet_pool import SubnetPool, prefix_bounds_problem
 from thermik.resources.plugin import NeedsReplacement, ResourcePlugin
 from thermik.resources.registry import Registry
@@ -20,6 +21,16 @@ def test_both_types_are_registered() -> None:
     registry = Registry.from_entry_points()
     assert "OS::Neutron::SubnetPool" in registry
     assert "OS::Neutron::AddressScope" in registry
+    assert "OS::Neutron::RBACPolicy" in registry
+
+
+def test_an_action_the_object_type_does_not_take_is_refused() -> None:
+    props = {"object_type": "qos_policy", "action": "access_as_external"}
+    with pytest.raises(PropertyError) as caught:
+        RBACPolicy().validate(props, ValidationContext())
+    assert caught.value.path == ("properties", "action")
+    assert "Valid actions: access_as_shared" in str(caught.value)
+    RBACPolicy().validate({**props, "object_type": "network"}, ValidationContext())
 
 
 @pytest.mark.parametrize(
@@ -78,6 +89,10 @@ def test_heats_defaults() -> None:
         (AddressScope, {"name", "shared"}, False),
         (AddressScope, {"ip_version"}, True),
         (AddressScope, {"tenant_id"}, True),
+        (RBACPolicy, {"target_tenant"}, False),
+        (RBACPolicy, {"object_id"}, True),
+        (RBACPolicy, {"action"}, True),
+        (RBACPolicy, {"object_type"}, True),
     ],
 )
 def test_what_needs_replacement(
