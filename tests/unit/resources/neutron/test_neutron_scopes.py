@@ -1,4 +1,4 @@
-"""The pure parts of OS::Neutron::SubnetPool, AddressScope and RBACPolicy: registration, the
+"""The pure parts of OS::Neutron::SubnetPool, AddressScope, RBACPolicy and Quota: registration, the
 prefix-length and action checks, Heat's defaults and what needs replacement."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from thermik.errors import PropertyError
 from thermik.resources.context import ValidationContext
 from thermik.resources.net_constraints import with_pure
 from thermik.resources.neutron.address_scope import AddressScope
+from thermik.resources.neutron.quota import Quota
 from thermik.resources.neutron.rbac_policy import RBACPolicy
 from thermik.resources.neutron.subnet_pool import SubnetPool, prefix_bounds_problem
 from thermik.resources.plugin import NeedsReplacement, ResourcePlugin
@@ -22,6 +23,14 @@ def test_both_types_are_registered() -> None:
     assert "OS::Neutron::SubnetPool" in registry
     assert "OS::Neutron::AddressScope" in registry
     assert "OS::Neutron::RBACPolicy" in registry
+    assert "OS::Neutron::Quota" in registry
+
+
+def test_a_quota_needs_one_quota_at_least() -> None:
+    with pytest.raises(PropertyError) as caught:
+        Quota().validate({"project": "p"}, ValidationContext())
+    assert "floatingip, network, port, router" in str(caught.value)
+    Quota().validate({"project": "p", "port": -1}, ValidationContext())
 
 
 def test_an_action_the_object_type_does_not_take_is_refused() -> None:
@@ -90,6 +99,8 @@ def test_heats_defaults() -> None:
         (AddressScope, {"ip_version"}, True),
         (AddressScope, {"tenant_id"}, True),
         (RBACPolicy, {"target_tenant"}, False),
+        (Quota, {"network", "port", "subnet", "router", "floatingip"}, False),
+        (Quota, {"project"}, True),
         (RBACPolicy, {"object_id"}, True),
         (RBACPolicy, {"action"}, True),
         (RBACPolicy, {"object_type"}, True),
