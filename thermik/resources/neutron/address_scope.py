@@ -17,6 +17,7 @@ from thermik.resources.neutron.base import NeutronResource
 from thermik.resources.neutron.common import first
 from thermik.resources.plugin import Progress, Props
 from thermik.resources.schema import PropertiesSchema, PropertySchema, SupportStatus, Type
+from thermik.resources.untagged import refused_forgets
 
 #: Resource data key of the scope's name, chosen once: an interrupted create finds it by name.
 NAME_KEY = "physical_name"
@@ -72,10 +73,14 @@ class AddressScope(NeutronResource):
         }
         if props.get("tenant_id"):
             fields["project_id"] = props["tenant_id"]
-        made = self.create_tagged(
+        made = refused_forgets(
             ctx,
-            lambda tag: self.call(
-                ctx, lambda conn: conn.network.create_address_scope(**fields), idempotent=False
+            [NAME_KEY],
+            lambda: self.create_tagged(
+                ctx,
+                lambda tag: self.call(
+                    ctx, lambda conn: conn.network.create_address_scope(**fields), idempotent=False
+                ),
             ),
         )
         ctx.set_physical_id(made.id)

@@ -19,6 +19,7 @@ from thermik.resources.neutron.base import NeutronResource
 from thermik.resources.neutron.common import first, resolve
 from thermik.resources.plugin import Progress, Props
 from thermik.resources.schema import PropertiesSchema, PropertySchema, SupportStatus, Type
+from thermik.resources.untagged import refused_forgets
 
 #: The actions each object type takes, and the look-up of its name or id.
 ACTIONS: Mapping[str, tuple[str, ...]] = {
@@ -106,10 +107,14 @@ class RBACPolicy(NeutronResource):
         fields = dict(key)
         if props.get("tenant_id"):
             fields["project_id"] = props["tenant_id"]
-        made = self.create_tagged(
+        made = refused_forgets(
             ctx,
-            lambda tag: self.call(
-                ctx, lambda conn: conn.network.create_rbac_policy(**fields), idempotent=False
+            [KEY],
+            lambda: self.create_tagged(
+                ctx,
+                lambda tag: self.call(
+                    ctx, lambda conn: conn.network.create_rbac_policy(**fields), idempotent=False
+                ),
             ),
         )
         ctx.set_physical_id(made.id)
