@@ -1,5 +1,6 @@
-"""The pure parts of OS::Neutron::SubnetPool, AddressScope, RBACPolicy and Quota: registration, the
-prefix-length and action checks, Heat's defaults and what needs replacement."""
+"""The pure parts of OS::Neutron::SubnetPool, AddressScope, RBACPolicy, Quota and
+ExtraRouteSet: registration, the prefix-length, action and route checks, Heat's defaults and
+what needs replacement."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from thermik.errors import PropertyError
 from thermik.resources.context import ValidationContext
 from thermik.resources.net_constraints import with_pure
 from thermik.resources.neutron.address_scope import AddressScope
+from thermik.resources.neutron.extra_route_set import ExtraRouteSet
 from thermik.resources.neutron.quota import Quota
 from thermik.resources.neutron.rbac_policy import RBACPolicy
 from thermik.resources.neutron.subnet_pool import SubnetPool, prefix_bounds_problem
@@ -24,6 +26,19 @@ def test_both_types_are_registered() -> None:
     assert "OS::Neutron::AddressScope" in registry
     assert "OS::Neutron::RBACPolicy" in registry
     assert "OS::Neutron::Quota" in registry
+    assert "OS::Neutron::ExtraRouteSet" in registry
+
+
+def test_a_route_needs_a_cidr_destination_and_an_address_as_next_hop() -> None:
+    pure = with_pure(None)
+    bad = {"router": "r", "routes": [{"destination": "10.0.0.0/33", "nexthop": "10.0.0.1"}]}
+    with pytest.raises(PropertyError) as caught:
+        ExtraRouteSet.check_properties(bad, custom_constraints=pure)
+    assert "destination" in str(caught.value)
+    bad["routes"] = [{"destination": "10.0.0.0/24", "nexthop": "10.0.0.0/24"}]
+    with pytest.raises(PropertyError) as caught:
+        ExtraRouteSet.check_properties(bad, custom_constraints=pure)
+    assert "nexthop" in str(caught.value)
 
 
 def test_a_quota_needs_one_quota_at_least() -> None:
@@ -101,6 +116,8 @@ def test_heats_defaults() -> None:
         (RBACPolicy, {"target_tenant"}, False),
         (Quota, {"network", "port", "subnet", "router", "floatingip"}, False),
         (Quota, {"project"}, True),
+        (ExtraRouteSet, {"routes"}, False),
+        (ExtraRouteSet, {"router"}, True),
         (RBACPolicy, {"object_id"}, True),
         (RBACPolicy, {"action"}, True),
         (RBACPolicy, {"object_type"}, True),
