@@ -1,5 +1,5 @@
-"""The pure parts of OS::Neutron::SubnetPool, AddressScope, RBACPolicy, Quota and
-ExtraRouteSet: registration, the prefix-length, action and route checks, Heat's defaults and
+"""The pure parts of OS::Neutron::SubnetPool, AddressScope, RBACPolicy, Quota, ExtraRouteSet
+and ProviderNet: registration, the prefix-length, action, route and provider checks, Heat's defaults and
 what needs replacement."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from thermik.resources.context import ValidationContext
 from thermik.resources.net_constraints import with_pure
 from thermik.resources.neutron.address_scope import AddressScope
 from thermik.resources.neutron.extra_route_set import ExtraRouteSet
+from thermik.resources.neutron.provider_net import ProviderNet
 from thermik.resources.neutron.quota import Quota
 from thermik.resources.neutron.rbac_policy import RBACPolicy
 from thermik.resources.neutron.subnet_pool import SubnetPool, prefix_bounds_problem
@@ -27,6 +28,18 @@ def test_both_types_are_registered() -> None:
     assert "OS::Neutron::RBACPolicy" in registry
     assert "OS::Neutron::Quota" in registry
     assert "OS::Neutron::ExtraRouteSet" in registry
+    assert "OS::Neutron::ProviderNet" in registry
+
+
+def test_a_provider_network_checks_its_type_against_its_fields() -> None:
+    with pytest.raises(PropertyError) as caught:
+        ProviderNet().validate({"network_type": "flat"}, ValidationContext())
+    assert caught.value.path == ("properties", "physical_network")
+    flat = {"network_type": "flat", "physical_network": "p", "segmentation_id": "5"}
+    with pytest.raises(PropertyError) as caught:
+        ProviderNet().validate(flat, ValidationContext())
+    assert caught.value.path == ("properties", "segmentation_id")
+    ProviderNet().validate({"network_type": "vxlan"}, ValidationContext())
 
 
 def test_a_route_needs_a_cidr_destination_and_an_address_as_next_hop() -> None:
@@ -118,6 +131,7 @@ def test_heats_defaults() -> None:
         (Quota, {"project"}, True),
         (ExtraRouteSet, {"routes"}, False),
         (ExtraRouteSet, {"router"}, True),
+        (ProviderNet, {"name", "network_type", "segmentation_id", "router_external"}, False),
         (RBACPolicy, {"object_id"}, True),
         (RBACPolicy, {"action"}, True),
         (RBACPolicy, {"object_type"}, True),
