@@ -1,6 +1,6 @@
 """The pure parts of OS::Neutron::SubnetPool, AddressScope, RBACPolicy, Quota, ExtraRouteSet
-and ProviderNet: registration, the prefix-length, action, route and provider checks, Heat's defaults and
-what needs replacement."""
+and ProviderNet: registration, the prefix-length, action, route and provider checks, Heat's
+defaults and what needs replacement."""
 
 from __future__ import annotations
 
