@@ -249,6 +249,14 @@ LOOKUPS: Mapping[str, tuple[str, Lookup]] = {
             lambda c, v: c.network.subnet_pools(name=v),
         ),
     ),
+    "neutron.address_scope": (
+        "neutron",
+        _id_or_name(
+            "Address Scope",
+            lambda c, v: c.network.get_address_scope(v),
+            lambda c, v: c.network.address_scopes(name=v),
+        ),
+    ),
     "neutron.segment": (
         "neutron",
         _id_or_name(

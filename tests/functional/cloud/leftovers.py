@@ -41,6 +41,7 @@ def leftovers(conn: Connection, stack_id: str) -> list[str]:
         *_tagged(network.routers(), prefix, "router"),
         *_tagged(network.security_groups(), prefix, "security group"),
         *_tagged(network.ips(), prefix, "floating IP"),
+        *_tagged(network.subnet_pools(), prefix, "subnet pool"),
         *_tagged(conn.compute.servers(), prefix, "server"),
         *_tagged_volumes(conn, prefix),
     ]
