@@ -20,6 +20,7 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from thermik.errors import CloudGone, PropertyError
 from thermik.resources.cloud_access import cloud_access, find
 from thermik.resources.context import ResourceContext
 from thermik.resources.nova.networks import (
@@ -45,19 +46,31 @@ def in_place(old: Sequence[Entry] | None, new: Sequence[Entry] | None) -> bool:
     return not any(e.get("allocate_network") for e in [*old, *new])
 
 
-def _resolved(ctx: ResourceContext, entry: Entry) -> dict[str, Any]:
-    """The entry's interface keys that are set, as IDs (``uuid`` counts as ``network``)."""
+def _resolved(ctx: ResourceContext, entry: Entry, gone_ok: bool = False) -> dict[str, Any]:
+    """The entry's interface keys that are set, as IDs (``uuid`` counts as ``network``;
+    ``gone_ok``: a name no longer found stays as it is, as an old entry's may)."""
     out: dict[str, Any] = {}
-    network = entry.get("network") or entry.get("uuid")
-    if entry.get("port"):
-        out["port"] = find(ctx, "neutron.port", str(entry["port"]))
-    if network:
-        out["network"] = find(ctx, "neutron.network", str(network))
-    if entry.get("subnet"):
-        out["subnet"] = find(ctx, "neutron.subnet", str(entry["subnet"]))
+    named = {
+        "port": ("neutron.port", entry.get("port")),
+        "network": ("neutron.network", entry.get("network") or entry.get("uuid")),
+        "subnet": ("neutron.subnet", entry.get("subnet")),
+    }
+    for key, (kind, value) in named.items():
+        if not value:
+            continue
+        try:
+            out[key] = find(ctx, kind, str(value))
+        except (CloudGone, PropertyError):
+            if not gone_ok:
+                raise
+            out[key] = str(value)
     if entry.get("fixed_ip"):
         out["fixed_ip"] = str(entry["fixed_ip"])
     return out
+
+
+def _precision(entry: Entry) -> int:
+    return 0 if entry.get("port") else 1 if entry.get("fixed_ip") else 2
 
 
 def _others(entry: Entry) -> dict[str, Any]:
@@ -100,10 +113,12 @@ def _completed(
         j = next((k for k, f in enumerate(free) if f["port"] == port), None)
         if port is not None and j is not None:
             out[i] = {**_resolved(ctx, old[i]), **free.pop(j)}
-    for i, entry in enumerate(old):
+    # Then those of a port, those of a fixed IP, the rest: the most precise first, so that an
+    # entry of a network only takes an interface none of them is on.
+    for i in sorted(range(len(old)), key=lambda i: _precision(old[i])):
         if out[i] is not None:
             continue
-        wanted = _resolved(ctx, entry)
+        wanted = _resolved(ctx, old[i], gone_ok=True)
         if "port" not in wanted and "network" not in wanted and "subnet" in wanted:
             wanted["network"] = _network_of_subnet(ctx, wanted["subnet"])
         j = _best(free, wanted)
