@@ -22,7 +22,7 @@ import contextlib
 import functools
 import ipaddress
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from thermik.clients.calls import CloudClient
@@ -206,9 +206,15 @@ def _port_body(
 
 
 def internal_port(
-    ctx: ResourceContext, index: int, net: Mapping[str, Any], security_groups: Sequence[str]
+    ctx: ResourceContext,
+    index: int,
+    net: Mapping[str, Any],
+    security_groups: Sequence[str],
+    avoid: Collection[str] = (),
 ) -> str:
-    """The port of entry ``index`` the server makes itself, made once (see the module)."""
+    """The port of entry ``index`` the server makes itself, made once (see the module);
+    ``avoid``: ports of the server's own that an update gives up (of the same name and tag),
+    never taken for this one."""
     ports = stored_ports(ctx)
     if str(index) in ports:
         return ports[str(index)]
@@ -217,7 +223,8 @@ def internal_port(
     port_id: str | None = None
     if ctx.data.get(PORTS_STARTED_KEY) == tag:
         found = client.call(lambda c: list(c.network.ports(description=tag, name=name)))
-        port_id = str(found[0].id) if found else None
+        mine = [str(p.id) for p in found if str(p.id) not in avoid]
+        port_id = mine[0] if mine else None
     else:
         ctx.data.set(PORTS_STARTED_KEY, tag)
     if port_id is None:
