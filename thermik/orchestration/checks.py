@@ -38,6 +38,7 @@ from thermik.template import (
     is_unresolved,
 )
 from thermik.template.budget import Meter
+from thermik.template.spelling import typo_hint
 
 #: The deletion policy only the types that keep a copy on delete take.
 SNAPSHOT: Final = "Snapshot"
@@ -227,9 +228,12 @@ class _Checker:
     def properties(
         self, plugin: type[ResourcePlugin], values: Any, where: tuple[str | int, ...]
     ) -> dict[str, Any]:
-        return plugin.check_properties(
-            values, unresolved=unresolved, custom_constraints=self.custom, path=where
-        )
+        try:
+            return plugin.check_properties(
+                values, unresolved=unresolved, custom_constraints=self.custom, path=where
+            )
+        except PropertyError as exc:
+            raise _with_typo_hint(exc, values, len(where)) from None
 
     def update_policy(
         self,
@@ -363,3 +367,20 @@ class _Checker:
             return nested_checker.stack(nested, depth + 1)
         except ThermikError as exc:
             raise exc.at(*resource_path) from None
+
+
+def _with_typo_hint(error: PropertyError, values: Any, depth: int) -> PropertyError:
+    """``error`` saying which function its value meant, when that value is a one-key mapping
+    named like a function (``get_parm``): taken as data, as in Heat, it fails far from its
+    cause. Said here, not by the plugins' schemas, which know no template functions."""
+    raw = values
+    for step in error.path[depth:]:
+        try:
+            raw = raw[step]
+        except (KeyError, IndexError, TypeError):
+            return error
+    hint = typo_hint(raw)
+    if hint and not error.message.endswith(hint):
+        error.message += hint
+        error.args = (str(error),)
+    return error

@@ -20,7 +20,6 @@ from typing import Any
 from thermik.errors import PathElement, PropertyError
 from thermik.resources.constraints import CustomValidator, Length, to_number
 from thermik.resources.schema import PropertiesSchema, PropertySchema, Type
-from thermik.template.spelling import typo_hint
 
 Unresolved = Callable[[Any], bool]
 
@@ -99,7 +98,7 @@ class _Checker:
         try:
             coerced = self._coerce(prop, raw, path)
         except ValueError as exc:
-            raise PropertyError(f"{exc}{typo_hint(raw)}", path=path) from None
+            raise PropertyError(str(exc), path=path) from None
         self._constrain(prop, coerced, path)
         return coerced
 
