@@ -148,7 +148,12 @@ def check(status: int, answer: Any, what: str) -> None:
         return
     message = answer["error"]["message"]
     ANSWERS["refused by the budget" if "max_function_" in message else "other 400s"] += 1
-    named = any(f'"{name}"' in message or f".{name}" in message for name in FUNCTIONS)
+    # The function is named in quotes, as the path's last part, or (a preview's Heat wording,
+    # "Property error: : <path>: : yaql evaluation failed") as the reason's first word.
+    named = any(
+        f'"{name}"' in message or f".{name}" in message or f": {name} " in message
+        for name in FUNCTIONS
+    )
     assert named, (what, message)
 
 
