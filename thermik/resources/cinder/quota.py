@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from thermik.errors import PluginError, PropertyError
-from thermik.resources.cloud_access import cloud_access, find
-from thermik.resources.constraints import CustomConstraint, Range
-from thermik.resources.context import ResourceContext, ValidationContext, physical_resource_name
-from thermik.resources.plugin import Progress, Props, ResourcePlugin
-from thermik.resources.schema import PropertiesSchema, PropertySchema, SupportStatus, Type
+from openstack.connection import Connection
+
+from thermik.clients.calls import CloudClient
+from thermik.errors import PluginError
+from thermik.resources.context import ResourceContext
+from thermik.resources.quota_set import QuotaSet, project_property, quota_properties
+from thermik.resources.schema import PropertiesSchema, SupportStatus
 
 #: The quotas the type sets, and the description of each.
 QUOTAS = {
@@ -20,20 +21,9 @@ QUOTAS = {
     "backup_gigabytes": "the amount of backups disk space (in Gigabytes)",
     "snapshots": "the number of snapshots",
 }
-_SINCE = {"backups": "16.0.0", "backup_gigabytes": "16.0.0"}
 
 
-def _quota(name: str) -> PropertySchema:
-    return PropertySchema(
-        Type.INTEGER,
-        f"Quota for {QUOTAS[name]}. Setting the value to -1 removes the limit.",
-        constraints=(Range(min=-1),),
-        update_allowed=True,
-        support_status=SupportStatus(version=_SINCE.get(name)),
-    )
-
-
-class Quota(ResourcePlugin):
+class Quota(QuotaSet):
     """``OS::Cinder::Quota``.
 
     Create and update set the given quotas of the project (refusing one below what the
@@ -42,60 +32,31 @@ class Quota(ResourcePlugin):
     """
 
     support_status = SupportStatus(version="7.0.0")
+    service = "cinder"
+    quotas = QUOTAS
     properties_schema: ClassVar[PropertiesSchema] = {
-        "project": PropertySchema(
-            Type.STRING,
-            "OpenStack Keystone Project.",
-            required=True,
-            constraints=(CustomConstraint("keystone.project"),),
-        ),
-        **{name: _quota(name) for name in QUOTAS},
+        "project": project_property("OpenStack Keystone Project."),
+        **quota_properties(QUOTAS),
     }
 
-    def validate(self, props: Props, vctx: ValidationContext) -> None:
-        if all(props.get(name) is None for name in QUOTAS):
-            raise PropertyError(
-                "At least one of the following properties must be specified: "
-                + ", ".join(sorted(QUOTAS)),
-                path=("properties",),
-            )
-
-    def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        self._set(ctx, props)
-        ctx.set_physical_id(physical_resource_name(ctx))
-        return None
-
-    def update(
-        self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]
-    ) -> Progress | None:
-        self._set(ctx, new_props)
-        return None
-
-    def _set(self, ctx: ResourceContext, props: Props) -> None:
-        project = find(ctx, "keystone.project", props["project"])
-        quotas = {name: props[name] for name in QUOTAS if props.get(name) is not None}
-        cinder = cloud_access(ctx).client("cinder")
-        current = cinder.call(lambda conn: conn.block_storage.get_quota_set(project, usage=True))
+    def before_set(
+        self, ctx: ResourceContext, client: CloudClient, project: str, quotas: Mapping[str, Any]
+    ) -> None:
+        current = client.call(lambda conn: conn.block_storage.get_quota_set(project, usage=True))
         _check_usage(ctx, quotas, current.usage or {})
-        cinder.call(lambda conn: conn.block_storage.update_quota_set(project, **quotas))
 
-    def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        if ctx.physical_id is None or not props.get("project"):
-            return None
-        project = find(ctx, "keystone.project", props["project"])
-        cinder = cloud_access(ctx).client("cinder")
-        cinder.call(lambda conn: conn.block_storage.revert_quota_set(project))
-        return None
+    def apply(self, conn: Connection, project: str, quotas: Mapping[str, Any]) -> None:
+        conn.block_storage.update_quota_set(project, **quotas)
 
-    def check(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        project = find(ctx, "keystone.project", props["project"])
-        cinder = cloud_access(ctx).client("cinder")
-        cinder.call(lambda conn: conn.block_storage.get_quota_set(project))
-        return None
+    def revert(self, conn: Connection, project: str) -> None:
+        conn.block_storage.revert_quota_set(project)
+
+    def read(self, conn: Connection, project: str) -> Any:
+        return conn.block_storage.get_quota_set(project)
 
 
 def _check_usage(
-    ctx: ResourceContext, quotas: Mapping[str, int], usage: Mapping[str, Any]
+    ctx: ResourceContext, quotas: Mapping[str, Any], usage: Mapping[str, Any]
 ) -> None:
     """Refuse a limit below what the project uses already (-1 is no limit)."""
     for name, limit in quotas.items():

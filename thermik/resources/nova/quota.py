@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from thermik.errors import PropertyError
-from thermik.resources.cloud_access import cloud_access, find
-from thermik.resources.constraints import CustomConstraint, Range
-from thermik.resources.context import ResourceContext, ValidationContext, physical_resource_name
-from thermik.resources.plugin import Progress, Props, ResourcePlugin
-from thermik.resources.schema import PropertiesSchema, PropertySchema, SupportStatus, Type
+from openstack.connection import Connection
+
+from thermik.resources.quota_set import QuotaSet, project_property, quota_properties
+from thermik.resources.schema import PropertiesSchema, SupportStatus
 
 #: The quotas the type sets (Heat's names are Nova's), and what each limits.
 QUOTAS = {
@@ -26,16 +25,7 @@ QUOTAS = {
 }
 
 
-def _quota(name: str) -> PropertySchema:
-    return PropertySchema(
-        Type.INTEGER,
-        f"Quota for {QUOTAS[name]}. Setting the value to -1 removes the limit.",
-        constraints=(Range(min=-1),),
-        update_allowed=True,
-    )
-
-
-class Quota(ResourcePlugin):
+class Quota(QuotaSet):
     """``OS::Nova::Quota``.
 
     Create and update set the given quotas of the project (Nova refuses a limit below what
@@ -45,51 +35,18 @@ class Quota(ResourcePlugin):
     """
 
     support_status = SupportStatus(version="8.0.0")
+    service = "nova"
+    quotas = QUOTAS
     properties_schema: ClassVar[PropertiesSchema] = {
-        "project": PropertySchema(
-            Type.STRING,
-            "Name or id of the project to set the quota for.",
-            required=True,
-            constraints=(CustomConstraint("keystone.project"),),
-        ),
-        **{name: _quota(name) for name in QUOTAS},
+        "project": project_property("Name or id of the project to set the quota for."),
+        **quota_properties(QUOTAS),
     }
 
-    def validate(self, props: Props, vctx: ValidationContext) -> None:
-        if all(props.get(name) is None for name in QUOTAS):
-            raise PropertyError(
-                "At least one of the following properties must be specified: "
-                + ", ".join(sorted(QUOTAS)),
-                path=("properties",),
-            )
+    def apply(self, conn: Connection, project: str, quotas: Mapping[str, Any]) -> None:
+        conn.compute.update_quota_set(project, **quotas)
 
-    def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        self._set(ctx, props)
-        ctx.set_physical_id(physical_resource_name(ctx))
-        return None
+    def revert(self, conn: Connection, project: str) -> None:
+        conn.compute.revert_quota_set(project)
 
-    def update(
-        self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]
-    ) -> Progress | None:
-        self._set(ctx, new_props)
-        return None
-
-    def _set(self, ctx: ResourceContext, props: Props) -> None:
-        project = find(ctx, "keystone.project", props["project"])
-        quotas = {name: props[name] for name in QUOTAS if props.get(name) is not None}
-        nova = cloud_access(ctx).client("nova")
-        nova.call(lambda conn: conn.compute.update_quota_set(project, **quotas))
-
-    def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        if ctx.physical_id is None or not props.get("project"):
-            return None
-        project = find(ctx, "keystone.project", props["project"])
-        nova = cloud_access(ctx).client("nova")
-        nova.call(lambda conn: conn.compute.revert_quota_set(project))
-        return None
-
-    def check(self, ctx: ResourceContext, props: Props) -> Progress | None:
-        project = find(ctx, "keystone.project", props["project"])
-        nova = cloud_access(ctx).client("nova")
-        nova.call(lambda conn: conn.compute.get_quota_set(project))
-        return None
+    def read(self, conn: Connection, project: str) -> Any:
+        return conn.compute.get_quota_set(project)
