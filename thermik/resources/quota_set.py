@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from openstack.connection import Connection
-
 from thermik.clients.calls import CloudClient
 from thermik.errors import PropertyError
 from thermik.resources.cloud_access import cloud_access, find
@@ -54,15 +52,15 @@ class QuotaSet(ResourcePlugin):
     #: The quotas the type sets, and what each limits.
     quotas: ClassVar[Mapping[str, str]]
 
-    def apply(self, conn: Connection, project: str, quotas: Mapping[str, Any]) -> None:
+    def apply(self, conn: Any, project: str, quotas: Mapping[str, Any]) -> None:
         """Set ``quotas`` of ``project``."""
         raise NotImplementedError
 
-    def revert(self, conn: Connection, project: str) -> None:
+    def revert(self, conn: Any, project: str) -> None:
         """Put ``project`` back to the defaults."""
         raise NotImplementedError
 
-    def read(self, conn: Connection, project: str) -> Any:
+    def read(self, conn: Any, project: str) -> Any:
         """The quota set of ``project`` (a check that it can be read)."""
         raise NotImplementedError
 

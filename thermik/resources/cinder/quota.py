@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from openstack.connection import Connection
-
 from thermik.clients.calls import CloudClient
 from thermik.errors import PluginError
 from thermik.resources.context import ResourceContext
@@ -45,13 +43,13 @@ class Quota(QuotaSet):
         current = client.call(lambda conn: conn.block_storage.get_quota_set(project, usage=True))
         _check_usage(ctx, quotas, current.usage or {})
 
-    def apply(self, conn: Connection, project: str, quotas: Mapping[str, Any]) -> None:
+    def apply(self, conn: Any, project: str, quotas: Mapping[str, Any]) -> None:
         conn.block_storage.update_quota_set(project, **quotas)
 
-    def revert(self, conn: Connection, project: str) -> None:
+    def revert(self, conn: Any, project: str) -> None:
         conn.block_storage.revert_quota_set(project)
 
-    def read(self, conn: Connection, project: str) -> Any:
+    def read(self, conn: Any, project: str) -> Any:
         return conn.block_storage.get_quota_set(project)
 
 

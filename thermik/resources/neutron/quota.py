@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from openstack.connection import Connection
-
 from thermik.resources.quota_set import QuotaSet, project_property, quota_properties
 from thermik.resources.schema import PropertiesSchema, SupportStatus
 
@@ -39,11 +37,11 @@ class Quota(QuotaSet):
         **quota_properties(QUOTAS),
     }
 
-    def apply(self, conn: Connection, project: str, quotas: Mapping[str, Any]) -> None:
+    def apply(self, conn: Any, project: str, quotas: Mapping[str, Any]) -> None:
         conn.network.update_quota(project, **quotas)
 
-    def revert(self, conn: Connection, project: str) -> None:
+    def revert(self, conn: Any, project: str) -> None:
         conn.network.delete_quota(project, ignore_missing=True)
 
-    def read(self, conn: Connection, project: str) -> Any:
+    def read(self, conn: Any, project: str) -> Any:
         return conn.network.get_quota(project)

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from openstack.connection import Connection
-
 from thermik.resources.quota_set import QuotaSet, project_property, quota_properties
 from thermik.resources.schema import PropertiesSchema, SupportStatus
 
@@ -42,11 +40,11 @@ class Quota(QuotaSet):
         **quota_properties(QUOTAS),
     }
 
-    def apply(self, conn: Connection, project: str, quotas: Mapping[str, Any]) -> None:
+    def apply(self, conn: Any, project: str, quotas: Mapping[str, Any]) -> None:
         conn.compute.update_quota_set(project, **quotas)
 
-    def revert(self, conn: Connection, project: str) -> None:
+    def revert(self, conn: Any, project: str) -> None:
         conn.compute.revert_quota_set(project)
 
-    def read(self, conn: Connection, project: str) -> Any:
+    def read(self, conn: Any, project: str) -> Any:
         return conn.compute.get_quota_set(project)
