@@ -17,8 +17,10 @@ from thermik.resources.cloud_resource import CloudResource
 from thermik.resources.constraints import CustomConstraint
 from thermik.resources.context import ResourceContext
 from thermik.resources.neutron.common import resolve
+from thermik.resources.neutron.implied import extra_route_set_requirements
 from thermik.resources.plugin import Progress, Props
 from thermik.resources.schema import PropertiesSchema, PropertySchema, SupportStatus, Type
+from thermik.resources.stack_view import StackView
 
 ROUTE = PropertySchema(
     Type.MAP,
@@ -68,6 +70,10 @@ class ExtraRouteSet(CloudResource):
             update_allowed=True,
         ),
     }
+
+    @classmethod
+    def implied_requirements(cls, name: str, stack: StackView) -> Iterable[str]:
+        return extra_route_set_requirements(name, stack)
 
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
         router = resolve(ctx, "neutron.router", props["router"])

@@ -10,7 +10,10 @@ functions are those rules, read off a :class:`~thermik.template.implied.StackVie
   route from the external network to the port ("External network ... is not reachable");
   being required by it, that interface is also removed only after the floating IP (Neutron
   refuses to remove an interface a floating IP uses);
-* a floating IP association waits for the router interface on its port's subnet.
+* a floating IP association waits for the router interface on its port's subnet;
+* an extra route set waits for the router interfaces of its router: Neutron adds a route only
+  through a nexthop on a subnet the router is attached to ("nexthop is not connected with
+  router"); being required by it, an interface is also removed only after the routes.
 
 Values are compared as written (see :class:`StackView`): ``{get_resource: net}`` on both
 sides, or the same name or id.
@@ -135,3 +138,16 @@ def association_requirements(name: str, stack: StackView) -> list[str]:
     """A floating IP association waits for the router interfaces on its port's subnets."""
     ports = [d for d in stack.requires(name) if stack.type_of(d) == PORT]
     return interfaces_for_ports(stack, ports, guess=False)
+
+
+def extra_route_set_requirements(name: str, stack: StackView) -> list[str]:
+    """An extra route set waits for the router interfaces of its router (Heat's rule: every
+    interface of the stack naming the same router, whichever subnet it attaches)."""
+    router = stack.prop(name, "router")
+    if router is None:
+        return []
+    return [
+        interface
+        for interface in stack.of_type(INTERFACE)
+        if either(stack, interface, "router", "router_id") == router
+    ]

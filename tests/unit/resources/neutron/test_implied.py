@@ -162,6 +162,55 @@ def test_a_floating_ip_association_waits_for_the_interface_of_its_port(
     assert found["fip"] == set()
 
 
+def routes(router: Any) -> dict[str, Any]:
+    return {
+        "type": "OS::Neutron::ExtraRouteSet",
+        "properties": {
+            "router": router,
+            "routes": [{"destination": "10.9.0.0/24", "nexthop": "10.0.0.10"}],
+        },
+    }
+
+
+def test_an_extra_route_set_waits_for_every_interface_of_its_router_and_no_other(
+    registry: Registry,
+) -> None:
+    resources = {
+        **NETWORK,
+        "router": ROUTER,
+        "elsewhere": ROUTER,
+        "iface": INTERFACE,
+        "other_iface": {
+            **INTERFACE,
+            "properties": {"router_id": ref("router"), "subnet": ref("other_subnet")},
+        },
+        "foreign_iface": {
+            **INTERFACE,
+            "properties": {"router": ref("elsewhere"), "subnet": ref("other_subnet")},
+        },
+        "routes": routes(ref("router")),
+    }
+    assert deps(registry, resources)["routes"] == {"router", "iface", "other_iface"}
+
+
+def test_an_extra_route_set_on_a_router_named_by_a_parameter_matches_it(
+    registry: Registry,
+) -> None:
+    resources = {
+        **NETWORK,
+        "iface": {
+            "type": "OS::Neutron::RouterInterface",
+            "properties": {"router": "r1", "subnet": ref("subnet")},
+        },
+        "other_iface": {
+            "type": "OS::Neutron::RouterInterface",
+            "properties": {"router": "r2", "subnet": ref("subnet")},
+        },
+        "routes": routes({"get_param": "router"}),
+    }
+    assert deps(registry, resources, router="r1")["routes"] == {"iface"}
+
+
 def test_an_implied_edge_that_would_close_a_cycle_is_left_out(registry: Registry) -> None:
     resources = {
         "net": NET,
