@@ -44,6 +44,16 @@ class NeutronResource(RenamedProperties, CloudResource):
         """The object's name: the ``name`` property, else the physical resource name."""
         return str(props.get("name") or physical_resource_name(ctx))
 
+    def named(self, ctx: ResourceContext, props: Props, changed: frozenset[str]) -> dict[str, Any]:
+        """The update fields of a changed ``name`` and ``description`` (an unset description
+        clears Neutron's)."""
+        fields: dict[str, Any] = {}
+        if "name" in changed:
+            fields["name"] = self.name_of(ctx, props)
+        if "description" in changed:
+            fields["description"] = props.get("description") or ""
+        return fields
+
     def make(self, ctx: ResourceContext, props: Props, fields: Mapping[str, Any]) -> Any:
         """Create the object with ``fields`` once (its creation tag in the description),
         record its id, set the user's tags, and remember what Neutron answered."""
