@@ -362,6 +362,16 @@ def test_over_long_names_are_rejected_alike_everywhere(store: SqlStore) -> None:
 # -- resources ----------------------------------------------------------------------------------
 
 
+def test_a_physical_id_that_is_not_text_is_refused_clearly(store: SqlStore) -> None:
+    stack = make_stack(store)
+    resource = store.create_resource(new_resource(stack))
+    key = store.lock_resource(resource.id, "e1", 0, ResourceChanges(action="CREATE"))
+    bad = ResourceChanges(physical_resource_id=12345)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="physical_resource_id: must be a string, not int"):
+        store.unlock_resource(resource.id, "e1", key, bad)
+    assert store.get_resource(resource.id).engine_id == "e1"  # nothing was written
+
+
 def new_resource(stack: Stack, name: str = "server", **kw: object) -> NewResource:
     return NewResource(
         stack.id, stack.root_id, name, "OS::Nova::Server", stack.raw_template_id, **kw

@@ -19,14 +19,14 @@ import pykka
 from thermik.actors.runtime import ConvergeRequest, EngineRuntime
 from thermik.actors.stored import current_versions
 from thermik.conf.settings import DatabaseSettings, EngineSettings, LimitSettings
-from thermik.engine.states import Action
+from thermik.engine.states import Action, State
 from thermik.orchestration.nested import NestedStacks
 from thermik.persistence import migration
 from thermik.persistence.database import Database
 from thermik.persistence.factory import open_store
 from thermik.persistence.resource_values import EventQuery, Resource
 from thermik.persistence.store import Store
-from thermik.persistence.values import NewStack
+from thermik.persistence.values import NewStack, Stack
 from thermik.resources.plugin import ResourcePlugin
 from thermik.resources.registry import Registry
 
@@ -212,15 +212,25 @@ def harness_on(
 
 @contextlib.contextmanager
 def harness_with_types(
-    directory: Path, types: Mapping[str, type[ResourcePlugin]]
+    directory: Path,
+    types: Mapping[str, type[ResourcePlugin]],
+    *,
+    stack_observer: Callable[[Stack, State, str], None] | None = None,
 ) -> Iterator[Harness]:
     """A harness on a fresh SQLite database in ``directory`` whose registry also knows
-    ``types`` (resource type name -> plugin, for tests that bring their own plugin)."""
+    ``types`` (resource type name -> plugin, for tests that bring their own plugin), its
+    runtime told each stack state by ``stack_observer`` if given."""
     registry = Registry.from_entry_points()
     for name, plugin in types.items():
         registry.register(name, plugin)
     store = open_store(DatabaseSettings(migrated_sqlite(directory), busy_timeout=10), KEY)
-    runtime = EngineRuntime.start(store=store, registry=registry, settings=TEST_SETTINGS, seed=7)
+    runtime = EngineRuntime.start(
+        store=store,
+        registry=registry,
+        settings=TEST_SETTINGS,
+        seed=7,
+        stack_observer=stack_observer,
+    )
     try:
         yield Harness(store, runtime)
     finally:

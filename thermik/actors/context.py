@@ -18,7 +18,7 @@ from thermik.actors.stored import current_versions
 from thermik.persistence.resource_values import DataWrite
 from thermik.persistence.store import Store
 from thermik.resources.cloud_access import CloudAccess
-from thermik.resources.context import DELETE_POLICY, StackIdentity
+from thermik.resources.context import DELETE_POLICY, StackIdentity, checked_physical_id
 from thermik.resources.nested_services import NestedStackServices
 from thermik.resources.software_services import SoftwareDeploymentServices
 from thermik.resources.stack_users import StackUserServices
@@ -169,7 +169,7 @@ class StoreContext:
         return self._physical_id
 
     def set_physical_id(self, physical_id: str | None) -> None:
-        self._physical_id = physical_id
+        self._physical_id = checked_physical_id(physical_id, self._name)
         self.physical_id_changed = True
 
     @property

@@ -9,6 +9,7 @@ restored first); and goes on to an in-place update or a restore once the plugin 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Mapping
 
 from thermik.actors import codec, node_rules, rows, steps
@@ -26,7 +27,10 @@ from thermik.engine.messages import (
 from thermik.engine.states import Action, State, Status
 from thermik.errors import ActionAborted, Failure, LockConflict, ThermikError
 from thermik.persistence.resource_values import JoinArrival, Resource, ResourceChanges
+from thermik.persistence.values import KEEP
 from thermik.resources.plugin import Operation
+
+LOG = logging.getLogger(__name__)
 
 
 class NodeOutcomes(NodeState):
@@ -148,18 +152,40 @@ class NodeOutcomes(NodeState):
         failure = self._failure(error)
         row = self.row
         if self.locked and row is not None:
-            changes = ResourceChanges(physical_resource_id=node_rules.physical_change(self.call))
-            engine = self.services.engine_id
-            try:
-                self.row = rows.unlock(
-                    self.store, row, engine, Status.FAILED, str(failure), changes
-                )
-            except ThermikError as unlock_error:
-                failure = self._failure(unlock_error)
+            failure = self._settle_failed(row, failure)
             self.locked = False
         if not self.reported:
             self._reply(self._failed(failure))
         self._end()
+
+    def _settle_failed(self, row: Resource, failure: Failure) -> Failure:
+        """Unlock the row as FAILED with the plugin's physical id; should the store refuse
+        that id, without it (the row must not stay locked IN_PROGRESS). The failure to
+        report: the store's refusal, if any."""
+        engine = self.services.engine_id
+        physical = node_rules.physical_change(self.call)
+        try:
+            changes = ResourceChanges(physical_resource_id=physical)
+            self.row = rows.unlock(self.store, row, engine, Status.FAILED, str(failure), changes)
+        except ThermikError as unlock_error:
+            failure = self._failure(unlock_error)
+            if physical is KEEP:
+                return failure
+            try:
+                self.row = rows.unlock(
+                    self.store, row, engine, Status.FAILED, str(failure), ResourceChanges()
+                )
+            except ThermikError as again:
+                LOG.warning("resource %s: left locked: %s", self.name, again)
+        return failure
+
+    def report_only(self, failure: Failure) -> None:
+        """Tell the stack the node failed without touching the row (settling it failed:
+        the stack must still learn of it, rather than wait forever)."""
+        self.locked = False
+        if not self.reported:
+            self._reply(self._failed(self._failure(failure)))
+        self.over = True
 
     def _failure(self, error: ThermikError | Failure) -> Failure:
         """The failure as Heat records it for this resource (``ValueError: resources.web:

@@ -8,9 +8,12 @@ writes the store, and runs the actions of store-only plugins that return at once
 ``ResourcePlugin.runs_inline``: handing those to the executor and back cost more than they do).
 
 Failure semantics: a node's errors are the node's failure (see :mod:`thermik.actors.node`); an
-unexpected exception in the actor fails the running node and the actor carries on (pykka has no
-supervision: this is it). Replies for a stack whose actor is gone are dropped: that traversal
-is over.
+unexpected exception while the actor handles a message (a bug in the shell or in a plugin
+method it calls on its own thread) is logged with its traceback, fails the running node (its
+reason names the resource, without the traceback) and the running signal, and the actor
+carries on: pykka would stop it, leaving a dead actor in the table and its stack waiting
+forever (pykka has no supervision: this is it). Replies for a stack whose actor is gone are
+dropped: that traversal is over.
 """
 
 from __future__ import annotations
@@ -20,10 +23,8 @@ import contextlib
 import dataclasses
 import itertools
 import logging
-import sys
 import time
 from collections.abc import Callable
-from types import TracebackType
 from typing import Any
 
 import pykka
@@ -115,6 +116,17 @@ class ResourceActor(PooledActor):
     # -- messages -----------------------------------------------------------------------------
 
     def on_receive(self, message: Any) -> None:
+        try:
+            self._receive(message)
+        except Exception as error:  # a bug: see the module's failure semantics
+            LOG.exception(
+                "resource version %s: unexpected error handling %s",
+                self.version_id,
+                type(message).__name__,
+            )
+            self._recover(error)
+
+    def _receive(self, message: Any) -> None:
         if isinstance(message, RunNode):
             self.pending.append(message)
         elif isinstance(message, StepFinished):
@@ -199,19 +211,27 @@ class ResourceActor(PooledActor):
             time.sleep(STOP_STEP_POLL)
         return self.step
 
-    def on_failure(
-        self,
-        exception_type: type[BaseException] | None,
-        exception_value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        """A bug in the shell: fail what runs rather than leave the stack waiting forever."""
-        error = exception_value or sys.exc_info()[1] or RuntimeError("unknown failure")
-        failure = Failure.from_exception(error)
-        if self.work is not None:
-            self.work.fail(failure)
-            self.work = None
-        if self.signal is not None:
-            self.signal.fail(error)
-            self.signal = None
-        self._advance()
+    def _recover(self, error: Exception) -> None:
+        """Fail what runs after an unexpected ``error``, then go on with what waits (a next
+        node that fails to start is failed the same way). Recovering must not raise in turn:
+        the actor would die."""
+        self._fail_running(Failure.from_exception(error))
+        for _ in range(len(self.pending) + len(self.signals) + 1):
+            try:
+                self._advance()
+                return
+            except Exception as again:
+                LOG.exception("resource version %s: unexpected error", self.version_id)
+                self._fail_running(Failure.from_exception(again))
+
+    def _fail_running(self, failure: Failure) -> None:
+        work, self.work = self.work, None
+        signal, self.signal = self.signal, None
+        if work is not None and not work.over:
+            try:
+                work.fail(failure)
+            except Exception:  # the row could not be settled: still tell the stack
+                LOG.exception("resource version %s: could not settle its row", self.version_id)
+                work.report_only(failure)
+        if signal is not None:
+            signal.fail(PluginError(failure.detail))

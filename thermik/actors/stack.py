@@ -7,8 +7,10 @@ traversal is over it releases the stack lease and stops: idle stacks hold no act
 
 Failure semantics: requests raise to their caller (``TraversalConflict`` when the
 compare-and-swap lost, ``InvalidTransition``, ``StackNotFound``); once a traversal runs, every
-failure ends as a stored FAILED state, never as an exception. A store write fenced by a newer
-traversal (another engine, a newer request) is dropped: that traversal owns the stack now.
+failure ends as a stored FAILED state, never as an exception: an unexpected error while the
+actor handles a reply or runs commands is logged and fails the traversal (``ShellFault``). A
+store write fenced by a newer traversal (another engine, a newer request) is dropped: that
+traversal owns the stack now.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from thermik.engine.messages import (
     ResumeStack,
     ResumeTraversal,
     RunNode,
+    ShellFault,
     StartRollback,
     StartTraversal,
     TimeoutFired,
@@ -101,6 +104,8 @@ class StackActor(PooledActor):
         #: The lease was released when the actor retired (its stop must not release it again).
         self.released = False
         self._by_type: dict[type, Callable[[Any], None]] | None = None
+        #: A ``ShellFault`` is being handled (a fault while handling it must not recurse).
+        self._faulting = False
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -116,13 +121,38 @@ class StackActor(PooledActor):
                 return self._clear_hook(message)
             if isinstance(message, ResumeStack):
                 return self._resume()
-            self.feed(message, batch=True)
+            self._guarded(lambda: self.feed(message, batch=True), message)
             return None
         finally:
             if not self._batching():
-                self._flush()
-                self._drain()
-                self._retire_if_idle()
+                self._guarded(self._settle, message)
+
+    def _settle(self) -> None:
+        self._flush()
+        self._drain()
+        self._retire_if_idle()
+
+    def _guarded(self, work: Callable[[], None], message: Any) -> None:
+        """Run ``work``; an unexpected error (a bug) is logged with its traceback and fails
+        the traversal (``ShellFault``) instead of killing this actor, which would leave the
+        stack IN_PROGRESS forever. A fault while failing is logged and left to the deadline."""
+        try:
+            work()
+        except Exception as error:
+            LOG.exception(
+                "stack %s: unexpected error handling %s", self.stack_id, type(message).__name__
+            )
+            if self._faulting:
+                return
+            self._faulting = True
+            try:
+                self.pending.clear()
+                self.feed(ShellFault(self.state.traversal_id, Failure.from_exception(error)))
+                self._settle()
+            except Exception:
+                LOG.exception("stack %s: could not fail the traversal", self.stack_id)
+            finally:
+                self._faulting = False
 
     def feed(self, event: Event, *, batch: bool = False) -> None:
         """Apply ``event`` to the traversal and execute the commands, in order.
@@ -247,9 +277,16 @@ class StackActor(PooledActor):
         except ThermikError as error:
             self._fail_unstarted(stack, record, error)
             return
+        except Exception as error:  # a bug: the swapped stack must not stay IN_PROGRESS
+            LOG.exception("stack %s: unexpected error preparing the traversal", stack.id)
+            self._fail_unstarted(stack, record, Failure.from_exception(error))
+            return
         self.plans[traversal_id] = prepared.plan
         options = self._options(stack, record, prepared, definition, elapsed=0.0)
-        self.feed(StartTraversal(traversal_id, record.operation, prepared.graph, options))
+        started = StartTraversal(traversal_id, record.operation, prepared.graph, options)
+        # Guarded: the request was accepted (the traversal swapped in), so what goes wrong
+        # from here on fails the traversal rather than the request.
+        self._guarded(lambda: self.feed(started), started)
 
     def _options(
         self,
@@ -271,7 +308,9 @@ class StackActor(PooledActor):
             options = dataclasses.replace(options, partial_check=not checkable)
         return options
 
-    def _fail_unstarted(self, stack: Stack, record: TraversalRecord, error: ThermikError) -> None:
+    def _fail_unstarted(
+        self, stack: Stack, record: TraversalRecord, error: ThermikError | Failure
+    ) -> None:
         state = stack_changes.target_state(record.operation, Status.FAILED)
         reason = f"{state.action.value} failed: {error}"
         self._persist_state(stack.current_traversal, state, reason)
@@ -327,18 +366,17 @@ class StackActor(PooledActor):
         if options.hooks:
             started = started_reason(record.operation)
             waiting, cleared = hooks.recorded_hooks(self.store, stack, started)
-        self.feed(
-            ResumeTraversal(
-                traversal_id,
-                record.operation,
-                prepared.graph,
-                options,
-                codec.completed(arrivals),
-                prepared.replacements,
-                hooks_waiting=waiting,
-                hooks_cleared=cleared,
-            )
+        resumed = ResumeTraversal(
+            traversal_id,
+            record.operation,
+            prepared.graph,
+            options,
+            codec.completed(arrivals),
+            prepared.replacements,
+            hooks_waiting=waiting,
+            hooks_cleared=cleared,
         )
+        self._guarded(lambda: self.feed(resumed), resumed)
 
     def _roll_back(self, stack: Stack, failed: str, expected: str | None) -> str:
         if expected is not None and expected != stack.current_traversal:

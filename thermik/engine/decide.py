@@ -24,6 +24,7 @@ Events the shell feeds (see :mod:`thermik.engine.messages`):
 * ``TimeoutFired`` / ``GraceExpired`` when the timers from ``ArmTimer`` fire.
 * ``CancelRequested`` from the API; ``Supersede`` when the stack row shows a newer traversal.
 * ``HookCleared`` when a signal ``{"unset_hook": ...}`` arrives for a resource.
+* ``ShellFault`` when executing commands failed unexpectedly: the traversal fails.
 
 Commands the shell executes: ``DispatchNode`` and ``CancelNode`` (tell the resource actor of the
 node's version), ``PersistNodeResult``, ``PersistStackState``, ``MarkStackComplete``,
@@ -69,6 +70,7 @@ from thermik.engine.messages import (
     ResourceFailed,
     ResourceNeedsReplacement,
     ResumeTraversal,
+    ShellFault,
     StartTraversal,
     Supersede,
     TimeoutFired,
@@ -383,6 +385,17 @@ def _internal_error(state: TraversalState, event: Event, exc: Exception) -> Deci
     failure = Failure.from_exception(exc)
     if state.phase is not Phase.RUNNING:
         return Decision(state, (RejectRequest(getattr(event, "traversal_id", ""), failure),))
+    return _engine_failed(state, failure)
+
+
+def _shell_fault(state: TraversalState, event: ShellFault) -> Decision:
+    if event.traversal_id != state.traversal_id or state.phase is not Phase.RUNNING:
+        return _ignore(state)
+    return _engine_failed(state, event.failure)
+
+
+def _engine_failed(state: TraversalState, failure: Failure) -> Decision:
+    """Fail the running traversal for an engine error (no rollback: the engine is suspect)."""
     step = Step(state)
     step.failures = (*state.failures, ("", failure))
     step.fail(f"Engine error: {failure}", rollback=False, cancel=USER_CANCEL)
@@ -403,5 +416,6 @@ _HANDLERS = cast(
         CancelRequested: _cancel,
         HookCleared: _hook_cleared,
         Supersede: _supersede,
+        ShellFault: _shell_fault,
     },
 )

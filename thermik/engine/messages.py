@@ -6,7 +6,8 @@ All are frozen, slotted dataclasses: no dicts travel between actors. Three famil
   :func:`thermik.engine.decide.decide`. It receives ``ResourceDone``, ``ResourceFailed`` and
   ``ResourceNeedsReplacement`` from resource actors, and produces the others itself: from API
   requests (``StartTraversal``, ``CancelRequested``), from its store (``ResumeTraversal``,
-  ``ReplacementCreated``, ``Supersede``) and from its timers (``TimeoutFired``, ``GraceExpired``).
+  ``ReplacementCreated``, ``Supersede``), from its timers (``TimeoutFired``,
+  ``GraceExpired``), and ``ShellFault`` when it failed.
 * **Commands** (:data:`Command`) are what ``decide`` asks the StackActor to do. The shell executes
   them *in order*: a ``PersistNodeResult`` comes before the ``DispatchNode`` of the successors it
   enables, so nothing is acted on before it is durable.
@@ -301,6 +302,16 @@ class Supersede:
     by: str
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class ShellFault:
+    """The shell failed unexpectedly while it ran the traversal's commands (a bug, or a store
+    error it did not expect): the traversal fails, as a bug inside ``decide`` does, rather
+    than wait for what the lost commands would have brought."""
+
+    traversal_id: str
+    failure: Failure
+
+
 Event = (
     StartTraversal
     | ResumeTraversal
@@ -313,6 +324,7 @@ Event = (
     | CancelRequested
     | HookCleared
     | Supersede
+    | ShellFault
 )
 
 

@@ -14,11 +14,14 @@ import string
 from collections.abc import Mapping
 from typing import Protocol
 
+from thermik.errors import PluginError
 from thermik.resources.properties import Unresolved, never_unresolved
 
 _SHORT_ID_ALPHABET = string.ascii_lowercase + "234567"
 _SHORT_ID_LENGTH = 12
 _MAX_PHYSICAL_NAME = 255
+#: The longest physical resource id the store keeps (Heat's column is as wide).
+MAX_PHYSICAL_ID = 255
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -101,7 +104,12 @@ class ResourceContext(Protocol):
         ...
 
     def set_physical_id(self, physical_id: str | None) -> None:
-        """Record the physical resource id; the engine persists it with the action's outcome."""
+        """Record the physical resource id; the engine persists it with the action's outcome.
+
+        A string, or ``None``; an integer is stored as its decimal text; anything else (or
+        an id longer than :data:`MAX_PHYSICAL_ID`) raises ``PluginError``, failing the
+        resource (see :func:`checked_physical_id`).
+        """
         ...
 
     @property
@@ -159,6 +167,34 @@ def physical_resource_name(ctx: ResourceContext) -> str:
     stack_part = ctx.stack.name[: room // 2]
     resource_part = ctx.resource_name[-(room - len(stack_part)) :]
     return f"{stack_part}-{resource_part}-{suffix}"
+
+
+def checked_physical_id(physical_id: object, resource: str) -> str | None:
+    """The physical id a plugin hands the engine, as the engine stores it: a string of at
+    most :data:`MAX_PHYSICAL_ID` characters, or ``None`` (no physical resource). An integer
+    becomes its decimal text (cloud APIs give some ids as numbers).
+
+    Raises:
+        PluginError: anything else, naming ``resource``: a plugin bug fails its resource
+            rather than the engine.
+    """
+    if physical_id is None or isinstance(physical_id, str):
+        found = physical_id
+    elif isinstance(physical_id, int) and not isinstance(physical_id, bool):
+        found = str(physical_id)
+    else:
+        kind = type(physical_id).__name__
+        raise PluginError(
+            f"the physical resource id must be a string, not {kind} {physical_id!r:.80}",
+            resource=resource,
+        )
+    if found is not None and len(found) > MAX_PHYSICAL_ID:
+        raise PluginError(
+            f"the physical resource id is longer than {MAX_PHYSICAL_ID} characters "
+            f"({len(found)}): {found[:40]}...",
+            resource=resource,
+        )
+    return found
 
 
 #: The deletion policy of a resource whose template gives none.

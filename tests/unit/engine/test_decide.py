@@ -26,6 +26,7 @@ from thermik.engine.messages import (
     ResourceFailed,
     ResourceNeedsReplacement,
     ResumeTraversal,
+    ShellFault,
     StartRollback,
     StartTraversal,
     Supersede,
@@ -232,6 +233,20 @@ def test_bugs_become_failures_not_exceptions() -> None:
     decision = decide(running, broken)
     assert decision.state.phase is Phase.FAILED
     assert decision.state.reason.startswith("Engine error: TypeError")
+
+
+def test_a_shell_fault_fails_the_running_traversal_without_rollback() -> None:
+    running = start({"a": set(), "b": set()}, disable_rollback=False).state
+    fault = ShellFault("t1", Failure("RuntimeError", "observer broke"))
+    decision = decide(running, fault)
+    assert decision.state.phase is Phase.FAILED
+    assert decision.state.reason == "Engine error: RuntimeError: observer broke"
+    assert not [c for c in decision.commands if isinstance(c, StartRollback)]
+    cancelled = {c.message.node for c in decision.commands if isinstance(c, CancelNode)}
+    assert cancelled == {Node(1, True), Node(2, True)}
+    # Another traversal's fault, or one after the traversal failed, changes nothing.
+    for state, event in ((running, ShellFault("t0", BOOM)), (decision.state, fault)):
+        assert decide(state, event).commands == ()
 
 
 def test_a_limit_below_one_still_makes_progress() -> None:

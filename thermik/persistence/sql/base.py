@@ -38,7 +38,10 @@ def reason(text: str) -> str:
 
 
 def check_length(field: str, value: str | None, limit: int) -> None:
-    """Reject over-long identifiers the same way on every backend (SQLite would keep them)."""
+    """Reject over-long identifiers the same way on every backend (SQLite would keep them),
+    and values that are not text at all (SQLite would keep those too)."""
+    if value is not None and not isinstance(value, str):
+        raise InvalidInput(f"must be a string, not {type(value).__name__}", path=(field,))
     if value is not None and len(value) > limit:
         raise InvalidInput(f"longer than {limit} characters", path=(field,))
 
