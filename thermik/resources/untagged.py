@@ -1,5 +1,5 @@
 """Creates of cloud objects that carry no creation tag (Neutron's address scopes and RBAC
-policies, Nova's host aggregates).
+policies, Nova's host aggregates, server groups and key pairs, Cinder's volume types).
 
 Such an object is found again after an engine crash by a key recorded before its create (its
 name, or what the cloud keeps unique). A create the cloud refused made nothing; that key must

@@ -14,6 +14,7 @@ from thermik.resources.constraints import AllowedValues, CustomConstraint
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.plugin import Progress, Props
 from thermik.resources.schema import PropertiesSchema, PropertySchema, SupportStatus, Type
+from thermik.resources.untagged import refused_forgets
 
 #: Resource data key of the type's name at create (an interrupted create finds it by name).
 NAME_KEY = "physical_name"
@@ -80,10 +81,15 @@ class VolumeType(CloudResource):
         fields: dict[str, Any] = {"name": props["name"], "is_public": props["is_public"]}
         if props.get("description") is not None:
             fields["description"] = props["description"]
-        made = self.create_tagged(
+        # Found again by its name, which may be another's when Cinder refuses the create.
+        made = refused_forgets(
             ctx,
-            lambda tag: self.call(
-                ctx, lambda conn: conn.block_storage.create_type(**fields), idempotent=False
+            [NAME_KEY],
+            lambda: self.create_tagged(
+                ctx,
+                lambda tag: self.call(
+                    ctx, lambda conn: conn.block_storage.create_type(**fields), idempotent=False
+                ),
             ),
         )
         ctx.set_physical_id(made.id)

@@ -22,6 +22,7 @@ from thermik.resources.schema import (
     SupportStatus,
     Type,
 )
+from thermik.resources.untagged import refused_forgets
 
 #: Resource data keys: the generated private key (redacted) and the key's owner, if not us.
 PRIVATE_KEY = "private_key"
@@ -102,7 +103,13 @@ class KeyPair(CloudResource):
             )
             return str(made[0].name)
 
-        name = create_once(ctx, lambda tag: self._existing(ctx, props), new)
+        # A pair is found again (and deleted) by its name: when Nova refuses the create (the
+        # name is taken), that name is another's, so the started create is forgotten.
+        name = refused_forgets(
+            ctx,
+            [CREATE_STARTED_KEY],
+            lambda: create_once(ctx, lambda tag: self._existing(ctx, props), new),
+        )
         if made and props["save_private_key"] and made[0].private_key:
             ctx.data.set(PRIVATE_KEY, made[0].private_key, redact=True)
         ctx.set_physical_id(name)

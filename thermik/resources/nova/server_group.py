@@ -10,6 +10,7 @@ from thermik.resources.constraints import AllowedValues
 from thermik.resources.context import ResourceContext, physical_resource_name
 from thermik.resources.plugin import Progress, Props
 from thermik.resources.schema import PropertiesSchema, PropertySchema, SupportStatus, Type
+from thermik.resources.untagged import refused_forgets
 
 POLICIES = ("anti-affinity", "affinity", "soft-anti-affinity", "soft-affinity")
 #: Resource data key of the group's name, chosen once: an interrupted create finds it by name.
@@ -63,10 +64,15 @@ class ServerGroup(CloudResource):
         rules = {k: v for k, v in (props.get("rules") or {}).items() if v is not None}
         if rules:
             fields["rules"] = {k: int(v) for k, v in rules.items()}
-        group = self.create_tagged(
+        # Found again by name (a group carries no tag), so a refused create forgets it.
+        group = refused_forgets(
             ctx,
-            lambda tag: self.call(
-                ctx, lambda conn: conn.compute.create_server_group(**fields), idempotent=False
+            [NAME_KEY],
+            lambda: self.create_tagged(
+                ctx,
+                lambda tag: self.call(
+                    ctx, lambda conn: conn.compute.create_server_group(**fields), idempotent=False
+                ),
             ),
         )
         ctx.set_physical_id(group.id)
