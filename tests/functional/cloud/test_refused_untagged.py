@@ -13,15 +13,21 @@ from tests.functional.cloud.engine import CloudEngine
 
 pytestmark = pytest.mark.functional
 
-KEYPAIR = """
+
+def _named(type_name: str) -> str:
+    """A template of one ``type_name`` resource named by the ``name`` parameter."""
+    return f"""
 heat_template_version: 2018-08-31
 parameters:
-  name: {type: string}
+  name: {{type: string}}
 resources:
-  pair:
-    type: OS::Nova::KeyPair
-    properties: {name: {get_param: name}}
+  it:
+    type: {type_name}
+    properties: {{name: {{get_param: name}}}}
 """
+
+
+KEYPAIR = _named("OS::Nova::KeyPair")
 
 GROUP = """
 heat_template_version: 2018-08-31
@@ -36,15 +42,7 @@ resources:
       rules: {max_server_per_host: 2}
 """
 
-VOLUME_TYPE = """
-heat_template_version: 2018-08-31
-parameters:
-  name: {type: string}
-resources:
-  volume_type:
-    type: OS::Cinder::VolumeType
-    properties: {name: {get_param: name}}
-"""
+VOLUME_TYPE = _named("OS::Cinder::VolumeType")
 
 
 def _refused_then_deleted(engine: CloudEngine, template: str, name: str) -> str:
