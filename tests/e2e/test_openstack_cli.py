@@ -169,6 +169,8 @@ TWIN_COMMANDS = (
     "orchestration template version list",
     "orchestration template function list heat_template_version.2018-08-31",
     "orchestration resource type list --long",
+    "orchestration resource type show OS::Heat::None",
+    "orchestration resource type show OS::Heat::None --long",
     "software config list",
     "software deployment list",
 )

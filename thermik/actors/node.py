@@ -177,11 +177,11 @@ class NodeWork(NodeSuspension):
         policy = node_rules.deletion_policy(self.services, self.plan, row)
         if plugin_cls.store_only and props is not None and policy != RETAIN:
             call = self._call(plugin_cls(), props, Operation.DELETE, ahead=True)
-            ahead = rows.Ahead(Action.DELETE, ResourceChanges())
+            ahead = rows.Ahead(Action.DELETE, ResourceChanges(), shown=props)
             here = plugin_cls.runs_inline(props)
             self._run_ahead(ahead, lambda: steps.ahead(lambda: steps.start(call)), here=here)
             return
-        if not self._lock(Action.DELETE, ResourceChanges()):
+        if not self._lock(Action.DELETE, ResourceChanges(), shown=props):
             return
         call = self._call(plugin_cls(), props or {}, Operation.DELETE, deletion_policy=policy)
         if props is None or policy == RETAIN:
@@ -204,7 +204,7 @@ class NodeWork(NodeSuspension):
             done = self._call(plugin_cls(), props, operation)
             self._submit(lambda: steps.attribute_values(done))
             return
-        if not self._lock(Action(operation.value), ResourceChanges()):
+        if not self._lock(Action(operation.value), ResourceChanges(), shown=props):
             return
         call = self._call(plugin_cls(), props, operation)
         self._submit(lambda: steps.start(call))
@@ -247,6 +247,7 @@ class NodeWork(NodeSuspension):
     def _stepped(self, result: object) -> None:
         if isinstance(result, steps.Pending):
             self.progress = result.progress
+            self._publish_physical_id()
             if self.cancelled:
                 self._cancel_plugin()
             else:
@@ -278,7 +279,9 @@ class NodeWork(NodeSuspension):
         if isinstance(result, steps.Completed) and restoring is None:
             self._complete(result, ahead)
             return
-        if not self._lock(ahead.action, ahead.changes, properties=ahead.properties):
+        if not self._lock(
+            ahead.action, ahead.changes, properties=ahead.properties, shown=ahead.shown
+        ):
             return
         call.ctx.data.flush()
         if ran.failure is not None:

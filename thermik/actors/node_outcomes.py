@@ -108,6 +108,7 @@ class NodeOutcomes(NodeState):
                 changes,
                 attributes=stored,
                 arrival=arrival,
+                shown=self.shown,
             )
             self.locked = False
         else:
@@ -166,14 +167,17 @@ class NodeOutcomes(NodeState):
         physical = node_rules.physical_change(self.call)
         try:
             changes = ResourceChanges(physical_resource_id=physical)
-            self.row = rows.unlock(self.store, row, engine, Status.FAILED, str(failure), changes)
+            self.row = rows.unlock(
+                self.store, row, engine, Status.FAILED, str(failure), changes, shown=self.shown
+            )
         except ThermikError as unlock_error:
             failure = self._failure(unlock_error)
             if physical is KEEP:
                 return failure
             try:
                 self.row = rows.unlock(
-                    self.store, row, engine, Status.FAILED, str(failure), ResourceChanges()
+                    self.store, row, engine, Status.FAILED, str(failure), ResourceChanges(),
+                    shown=self.shown,
                 )
             except ThermikError as again:
                 LOG.warning("resource %s: left locked: %s", self.name, again)

@@ -22,6 +22,7 @@ from thermik.engine.messages import Event, RunNode
 from thermik.engine.states import RESOURCE, Action, State, Status, check_transition
 from thermik.errors import LockConflict
 from thermik.persistence.resource_values import Resource, ResourceChanges
+from thermik.persistence.values import KEEP
 from thermik.resources.context import DELETE_POLICY
 from thermik.resources.plugin import Operation, Progress, Props, ResourcePlugin
 
@@ -159,10 +160,12 @@ class NodeState(abc.ABC):
         changes: ResourceChanges,
         *,
         properties: Props | None = None,
+        shown: Props | None = None,
         quiet: bool = False,
     ) -> bool:
         """Lock the row into ``<action>_IN_PROGRESS``, storing the ``properties`` it converges
-        to; False if the work restarted or waits."""
+        to (its event shows them, or ``shown``, the ones it has); False if the work restarted
+        or waits."""
         row = self.row
         assert row is not None
         target = State(action, Status.IN_PROGRESS)
@@ -178,13 +181,39 @@ class NodeState(abc.ABC):
         engine = self.services.engine_id
         try:
             self.row = rows.lock(
-                self.store, row, engine, action, changes, properties=properties, quiet=quiet
+                self.store,
+                row,
+                engine,
+                action,
+                changes,
+                properties=properties,
+                shown=shown if shown is not None else self.shown,
+                quiet=quiet,
             )
         except LockConflict:
             self._lock_lost()
             return False
         self.locked = True
         return True
+
+    @property
+    def shown(self) -> Props | None:
+        """The properties this work's events show: those its action runs with."""
+        return None if self.call is None else self.call.props
+
+    def _publish_physical_id(self) -> None:
+        """Store the physical id the plugin set while its action goes on, as Heat stores a
+        resource's id as soon as it is known: a server's shows while it builds, and a
+        template resource's child stack is found by it while the child is created (heatclient
+        matches the resource's physical id with its ``nested`` link)."""
+        row, call = self.row, self.call
+        if not self.locked or row is None or call is None:
+            return
+        physical = node_rules.physical_change(call)
+        if physical is KEEP or physical == row.physical_resource_id:
+            return
+        changes = ResourceChanges(physical_resource_id=physical)
+        self.row = rows.hold(self.store, row, self.services.engine_id, changes)
 
     def _lock_lost(self) -> None:
         self.attempts += 1

@@ -38,9 +38,10 @@ def event_for(
     reason: str,
     physical_id: str | None,
     resource_type: str | Keep = KEEP,
+    properties: Mapping[str, Any] | None = None,
 ) -> NewEvent:
     """The event recording that ``row`` (with ``resource_type``, if it changes) reached
-    ``state``."""
+    ``state``, with the resource's ``properties`` as Heat stores them with each event."""
     return NewEvent(
         stack_id=row.stack_id,
         resource_name=row.name,
@@ -49,7 +50,16 @@ def event_for(
         resource_status_reason=reason,
         resource_type=row.resource_type if resource_type is KEEP else resource_type,
         physical_resource_id=physical_id,
+        resource_properties=shown_properties(properties),
     )
+
+
+def shown_properties(properties: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The properties an event shows: the resolved ones, without those left unset (Heat
+    shows what the template gave; an unset optional property is not among them)."""
+    if properties is None:
+        return None
+    return {name: value for name, value in properties.items() if value is not None}
 
 
 def _applied(row: Resource, key: int, engine_id: str | None, changes: ResourceChanges) -> Resource:
@@ -65,16 +75,23 @@ def lock(
     changes: ResourceChanges,
     *,
     properties: Mapping[str, Any] | None = None,
+    shown: Mapping[str, Any] | None = None,
     quiet: bool = False,
 ) -> Resource:
     """Lock ``row`` into ``<action>_IN_PROGRESS`` (``LockConflict`` if it moved on), storing
-    the ``properties`` it is about to converge to in the same write; ``quiet``: with no
-    event (Heat records only the outcome of what it does not really do)."""
+    the ``properties`` it is about to converge to in the same write; its event shows them (or
+    ``shown``, the properties the row has, for an action that stores none); ``quiet``: with
+    no event (Heat records only the outcome of what it does not really do)."""
     changes = dataclasses.replace(
         changes, action=action.value, status=Status.IN_PROGRESS.value, status_reason=STATE_CHANGED
     )
     state = State(action, Status.IN_PROGRESS)
-    event = None if quiet else event_for(row, state, STATE_CHANGED, row.physical_resource_id)
+    shown = properties if properties is not None else shown
+    event = (
+        None
+        if quiet
+        else event_for(row, state, STATE_CHANGED, row.physical_resource_id, properties=shown)
+    )
     key = store.lock_resource(
         row.id, engine_id, row.atomic_key, changes, event=event, properties=properties
     )
@@ -91,15 +108,17 @@ def unlock(
     *,
     attributes: Mapping[str, Any] | None = None,
     arrival: JoinArrival | None = None,
+    shown: Mapping[str, Any] | None = None,
 ) -> Resource:
     """Settle a locked row at ``status`` and release the lock ``engine_id`` holds,
-    storing its ``attributes`` and the node's join ``arrival`` in the same write."""
+    storing its ``attributes`` and the node's join ``arrival`` in the same write; the event
+    shows the ``shown`` properties the action ran with."""
     changes = dataclasses.replace(changes, status=status.value, status_reason=reason)
     physical = changes.physical_resource_id
     if physical is KEEP:
         physical = row.physical_resource_id
     state = State.parse(f"{row.action}_{status.value}")
-    event = event_for(row, state, reason, physical)
+    event = event_for(row, state, reason, physical, properties=shown)
     key = store.unlock_resource(
         row.id,
         engine_id,
@@ -115,11 +134,18 @@ def unlock(
 @dataclasses.dataclass(frozen=True, slots=True)
 class Ahead:
     """What the lock of an action run ahead of it would have written: its action, the row's
-    changes and the properties the action converges to."""
+    changes and the properties the action converges to (``shown``: those the row has, for an
+    action that stores none)."""
 
     action: Action
     changes: ResourceChanges
     properties: Mapping[str, Any] | None = None
+    shown: Mapping[str, Any] | None = None
+
+    @property
+    def event_properties(self) -> Mapping[str, Any] | None:
+        """The properties the action's events show."""
+        return self.properties if self.properties is not None else self.shown
 
 
 def record(
@@ -149,7 +175,11 @@ def record(
         physical = row.physical_resource_id
     events = (
         event_for(
-            row, State(ahead.action, Status.IN_PROGRESS), STATE_CHANGED, row.physical_resource_id
+            row,
+            State(ahead.action, Status.IN_PROGRESS),
+            STATE_CHANGED,
+            row.physical_resource_id,
+            properties=ahead.event_properties,
         ),
         # As the unlock's would: of the row as the lock changed it (a create sets the type).
         event_for(
@@ -158,6 +188,7 @@ def record(
             reason,
             physical,
             ahead.changes.resource_type,
+            ahead.event_properties,
         ),
     )
     key = store.record_action(
@@ -171,6 +202,13 @@ def record(
         arrival=arrival,
     )
     return _applied(row, key, None, final)
+
+
+def hold(store: Store, row: Resource, engine_id: str, changes: ResourceChanges) -> Resource:
+    """Change a row ``engine_id`` holds locked, keeping the lock, with no state change and no
+    event (``LockConflict`` if the lock was lost)."""
+    key = store.update_resource(row.id, row.atomic_key, changes, engine_id=engine_id)
+    return _applied(row, key, engine_id, changes)
 
 
 def went_down_reason(row: Resource) -> str:

@@ -583,8 +583,11 @@ class CatalogService(Protocol):
     ) -> Sequence[ResourceTypeView]:
         """Resource types, optionally filtered (``name`` is a regular expression in Heat)."""
 
-    def show_resource_type(self, ctx: RequestContext, type_name: str) -> Mapping[str, Json]:
-        """The schema of a type: ``{resource_type, properties, attributes, support_status}``."""
+    def show_resource_type(
+        self, ctx: RequestContext, type_name: str, *, with_description: bool = False
+    ) -> Mapping[str, Json]:
+        """The schema of a type: ``{resource_type, properties, attributes, support_status}``,
+        and its ``description`` when asked (as Heat's ``with_description``)."""
 
     def resource_type_template(
         self, ctx: RequestContext, type_name: str, template_type: str

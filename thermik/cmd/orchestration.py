@@ -119,10 +119,10 @@ class ShowResourceType(ServiceCommand, ShowOne):
                 self.context, parsed_args.resource_type, kind.lower()
             )
         else:
-            shown = self.service.show_resource_type(self.context, parsed_args.resource_type)
+            shown = self.service.show_resource_type(
+                self.context, parsed_args.resource_type, with_description=parsed_args.long
+            )
             document = dict(shown)
-            if not parsed_args.long:
-                document.pop("description", None)
         return tuple(document), tuple(document.values())
 
 

@@ -153,9 +153,11 @@ class CatalogOperations(Base):
             views.append(ResourceTypeView(type_name, _first_line(plugin)))
         return views
 
-    def show_resource_type(self, ctx: RequestContext, type_name: str) -> Mapping[str, Json]:
+    def show_resource_type(
+        self, ctx: RequestContext, type_name: str, *, with_description: bool = False
+    ) -> Mapping[str, Json]:
         try:
-            return self.registry.describe(type_name, with_description=True)
+            return self.registry.describe(type_name, with_description=with_description)
         except ResourceTypeNotFound as exc:
             raise NotFound(exc.message) from None
 

@@ -123,15 +123,19 @@ class MemoryCatalog:
         if type_name not in RESOURCE_TYPES:
             raise errors.NotFound(f"The Resource Type ({type_name}) could not be found.")
 
-    def show_resource_type(self, ctx: RequestContext, type_name: str) -> Mapping[str, Any]:
+    def show_resource_type(
+        self, ctx: RequestContext, type_name: str, *, with_description: bool = False
+    ) -> Mapping[str, Any]:
         self._known(type_name)
-        return {
+        shown = {
             "resource_type": type_name,
             "properties": {},
             "attributes": {"show": {"description": "Detailed information.", "type": "map"}},
             "support_status": {"status": "SUPPORTED", "version": None, "message": None},
-            "description": RESOURCE_TYPES[type_name],
         }
+        if with_description:
+            shown["description"] = RESOURCE_TYPES[type_name]
+        return shown
 
     def resource_type_template(
         self, ctx: RequestContext, type_name: str, template_type: str

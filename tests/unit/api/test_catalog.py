@@ -83,6 +83,16 @@ def test_resource_type_show_and_template(client: falcon.testing.TestClient) -> N
     shown = client.simulate_get(tenant_path("/resource_types/OS::Heat::None"))
     assert shown.status_code == 200
     assert shown.json["resource_type"] == "OS::Heat::None"
+    # As in Heat, the description only with_description.
+    assert "description" not in shown.json
+    described = client.simulate_get(
+        tenant_path("/resource_types/OS::Heat::None"), query_string="with_description=true"
+    )
+    assert described.json["description"] == "Does nothing."
+    bad_flag = client.simulate_get(
+        tenant_path("/resource_types/OS::Heat::None"), query_string="with_description=maybe"
+    )
+    assert bad_flag.status_code == 400
     cfn = client.simulate_get(tenant_path("/resource_types/OS::Heat::None/template"))
     assert "AWSTemplateFormatVersion" in cfn.json
     hot = client.simulate_get(

@@ -105,6 +105,9 @@ def test_resource_types(service: Orchestrator) -> None:
     assert random[0].description
     shown = service.show_resource_type(CTX, "OS::Heat::RandomString")
     assert "length" in shown["properties"]
+    assert "description" not in shown
+    described = service.show_resource_type(CTX, "OS::Heat::RandomString", with_description=True)
+    assert str(described["description"]).startswith(random[0].description)
     with pytest.raises(NotFound, match="could not be found"):
         service.show_resource_type(CTX, "OS::Nope")
     with pytest.raises(InvalidInput, match="regular expression"):

@@ -136,6 +136,11 @@ def test_a_hook_in_a_nested_stack_stops_the_nested_resource(service: Orchestrato
     )
     child = until(lambda: service.show_resource(CTX, stack, "nested").nested_stack)
     event_with(service, child, "foo_step2", "CREATE paused until Hook pre-create is cleared")
+    # What heat-tempest-plugin's assert_resource_is_a_stack checks while the hook waits: the
+    # resource's physical id is the child's id, which finds the child, whose parent is the stack.
+    assert service.show_resource(CTX, stack, "nested").physical_resource_id == child.id
+    assert service.identify_stack(CTX, child.id) == child
+    assert service.show_stack(CTX, child).parent == stack.id
     assert state_of(service, child, "foo_step2") == "INIT_COMPLETE"
     assert state_of(service, stack, "nested") == "CREATE_IN_PROGRESS"
     service.signal_resource(CTX, child, "foo_step2", {"unset_hook": "pre-create"})

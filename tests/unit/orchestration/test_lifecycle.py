@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.unit.orchestration.conftest import CTX, OTHER, TEMPLATE, create, request, settle
@@ -128,6 +130,37 @@ def test_events_in_order_paged_by_marker(service: Orchestrator) -> None:
         service.list_events(CTX, stack, EventQuery(marker="no-such-event"))
     with pytest.raises(ResourceNotFound):
         service.list_events(CTX, stack, EventQuery(resource_name="nope"))
+
+
+def test_events_show_the_resource_properties(service: Orchestrator) -> None:
+    # As Heat stores them with each event: the resolved properties the action ran with.
+    stack = create(service, parameters={"word": "hi"})
+
+    def properties_of(name: str) -> list[tuple[str, str, dict[str, Any]]]:
+        events = service.list_events(CTX, stack, EventQuery(resource_name=name))
+        return [(e.action, e.status, dict(e.resource_properties or {})) for e in events]
+
+    created = properties_of("password")
+    assert [(action, status) for action, status, _ in created] == [
+        ("CREATE", "IN_PROGRESS"),
+        ("CREATE", "COMPLETE"),
+    ]
+    assert all(props["length"] == 8 for _, _, props in created)
+    # An optional property left unset is not shown.
+    assert all("salt" not in props for _, _, props in created)
+    assert {props["value"] for _, _, props in properties_of("first")} == {"hi"}
+    template = {**TEMPLATE, "resources": dict(TEMPLATE["resources"])}
+    del template["resources"]["password"]
+    service.update_stack(
+        CTX, stack, StackUpdate(StackRequest(template=template, parameters={"word": "ho"}))
+    )
+    view = settle(service, stack)
+    assert (view.action, view.status) == ("UPDATE", "COMPLETE"), view.status_reason
+    updated = [(a, s, p["value"]) for a, s, p in properties_of("first") if a == "UPDATE"]
+    assert updated == [("UPDATE", "IN_PROGRESS", "ho"), ("UPDATE", "COMPLETE", "ho")]
+    # A delete shows the properties the resource had.
+    deleted = [(a, s, p.get("length")) for a, s, p in properties_of("password") if a == "DELETE"]
+    assert deleted == [("DELETE", "IN_PROGRESS", 8), ("DELETE", "COMPLETE", 8)]
 
 
 def test_documents_of_a_stack(service: Orchestrator) -> None:

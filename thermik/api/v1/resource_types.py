@@ -38,9 +38,11 @@ class ResourceType(Endpoint):
     """``/resource_types/{type_name}``: the type's schema."""
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, type_name: str) -> None:
-        """Show a type."""
+        """Show a type (its description only ``with_description``, as in Heat)."""
         ctx = self.authorize(req, "stacks:resource_schema")
-        responses.json(resp, dict(self.service.show_resource_type(ctx, type_name)))
+        with_description = Query(req).boolean("with_description")
+        shown = self.service.show_resource_type(ctx, type_name, with_description=with_description)
+        responses.json(resp, dict(shown))
 
 
 class ResourceTypeTemplate(Endpoint):
