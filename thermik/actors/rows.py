@@ -98,7 +98,7 @@ def lock(
     return _applied(row, key, engine_id, changes)
 
 
-def unlock(
+def unlock(  # noqa: PLR0913 (the event's properties ride with the write)
     store: Store,
     row: Resource,
     engine_id: str,
