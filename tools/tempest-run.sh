@@ -122,7 +122,7 @@ neutron = True
 cinder = True
 glance = True
 swift = False
-zaqar = False
+zaqar = True
 barbican = False
 
 [compute]

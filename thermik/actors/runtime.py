@@ -26,6 +26,7 @@ from thermik.actors import recovery
 from thermik.actors.affinity import engine_cpus
 from thermik.actors.collector import pace_collector
 from thermik.actors.creation import CreateStack
+from thermik.actors.event_sinks import EventSinks
 from thermik.actors.resource import ResourceActor, Wake
 from thermik.actors.services import Services
 from thermik.actors.stack import StackActor
@@ -158,6 +159,7 @@ class EngineRuntime:
         services.resources = ActorTable(lambda version: ResourceActor.start(services, version))
         runtime = cls(services)
         services.settled = runtime._notify_settled
+        store.watch_events(EventSinks(store, cloud, services.executor.submit).observe)
         store.register_engine(
             services.engine_id,
             socket.gethostname(),
@@ -397,6 +399,7 @@ class EngineRuntime:
             with contextlib.suppress(pykka.Timeout):
                 future.get(timeout=STOP_WAIT)
         services.timers.stop()
+        services.store.watch_events(None)
         services.executor.shutdown()
         services.threads.shutdown()
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import urllib.parse
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from openstack import exceptions as sdk
@@ -130,3 +130,36 @@ def share(conn: Connection, queue: str, body: Mapping[str, Any]) -> dict[str, An
     ``methods`` and ``project``."""
     response = conn.message.post(f"{_queue(queue)}/share", json=dict(body), headers=_headers())
     return dict(_checked(response).json())
+
+
+def post_messages(conn: Connection, queue: str, messages: Sequence[Mapping[str, Any]]) -> None:
+    """Post ``messages`` (each ``{"body": ..., "ttl": seconds}``) to ``queue`` in one request
+    (Zaqar creates a missing queue)."""
+    body = {"messages": [dict(message) for message in messages]}
+    _checked(conn.message.post(f"{_queue(queue)}/messages", json=body, headers=_headers()))
+
+
+def queue_messages(conn: Connection, queue: str) -> list[dict[str, Any]]:
+    """Every message of ``queue`` still there, oldest first (``id``, ``body``, ``age``,
+    ``ttl``), read without claiming or deleting any; a missing queue has none."""
+    messages: list[dict[str, Any]] = []
+    params: dict[str, Any] = {"limit": PAGE, "echo": "true"}
+    while True:
+        page = _checked(
+            conn.message.get(f"{_queue(queue)}/messages", params=params, headers=_headers())
+        )
+        found = (page.json() if page.content else {}).get("messages") or []
+        messages += [dict(m) for m in found]
+        marker = _next_marker(page.json() if page.content else {})
+        if len(found) < PAGE or marker is None:
+            return messages
+        params = {"limit": PAGE, "echo": "true", "marker": marker}
+
+
+def _next_marker(page: Mapping[str, Any]) -> str | None:
+    """The marker of a listing's next page (in its ``next`` link), if it names one."""
+    for link in page.get("links") or []:
+        if link.get("rel") == "next":
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(str(link["href"])).query)
+            return query.get("marker", [None])[0]
+    return None

@@ -148,15 +148,24 @@ class StackDomainUsers:
         )
         return StackUser(user_id, password, project_id)
 
-    def token(self, user: StackUser) -> str:
-        """A Keystone token of ``user`` on its project (what a TOKEN_SIGNAL handle hands
-        out: it lives as long as Keystone's tokens do)."""
-        credential = Credential.from_auth(
+    def credential(self, user: StackUser) -> Credential:
+        """The credential of ``user`` on its project."""
+        return Credential.from_auth(
             auth_url=self.auth_url,
             user_id=user.user_id,
             password=user.password,
             project_id=user.project_id,
         )
+
+    def client(self, user: StackUser, service: str) -> CloudClient:
+        """A client of ``service`` acting as ``user`` in its project (its connection, and
+        so its token, is kept in the pool while used)."""
+        return self.pool.client(self.credential(user), service)
+
+    def token(self, user: StackUser) -> str:
+        """A Keystone token of ``user`` on its project (what a TOKEN_SIGNAL handle hands
+        out: it lives as long as Keystone's tokens do)."""
+        credential = self.credential(user)
         try:
             return str(
                 self.pool.client(credential, "keystone").call(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 import datetime
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from thermik.errors import PathElement
 from thermik.persistence.resource_values import (
@@ -45,6 +45,9 @@ from thermik.persistence.values import (
     StackQuery,
     UserCreds,
 )
+
+#: Told each event appended (see :meth:`EventStore.watch_events`).
+EventWatcher = Callable[[Event], None]
 
 
 class TemplateStore(abc.ABC):
@@ -343,6 +346,11 @@ class ResourceDataStore(abc.ABC):
 
 class EventStore(abc.ABC):
     """Stack and resource events, and the convergence join log."""
+
+    @abc.abstractmethod
+    def watch_events(self, watcher: EventWatcher | None) -> None:
+        """Tell ``watcher`` every event appended from now on, once its write returned (on
+        the writer's thread: it must return at once); ``None`` stops telling."""
 
     @abc.abstractmethod
     def append_event(self, new: NewEvent) -> Event:

@@ -13,14 +13,17 @@ builtin delivery's capability URL of the handle, POSTed to with no token: ``toke
 ``NO_SIGNAL`` is signalled by the handle itself on create. ``TEMP_URL_SIGNAL``, on an engine
 with a cloud, makes a Swift signal object as ``OS::Heat::SwiftSignalHandle`` does and hands out
 its PUT TempURL as ``signal``'s ``alarm_url``; the wait condition reads the signals PUT there
-beside those sent through the engine. ``ZAQAR_SIGNAL`` and ``CFN_SIGNAL`` hand out nothing
-yet.
+beside those sent through the engine. ``ZAQAR_SIGNAL`` (with a stack user domain) gives the
+handle a stack user and a Zaqar queue in its project and hands out the user's credentials and
+the ``queue_id`` in ``signal`` (:mod:`thermik.resources.zaqar.signal_queues`); the wait
+condition reads the queue as that user. ``CFN_SIGNAL`` hands out nothing yet.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 from thermik.errors import PluginError
@@ -37,9 +40,16 @@ from thermik.resources.swift.signal_objects import (
     make_signal_object,
     object_name,
 )
+from thermik.resources.zaqar.signal_queues import (
+    delete_signal_queue,
+    make_signal_queue,
+    signal_queue_name,
+)
 
 TOKEN_SIGNAL, HEAT_SIGNAL, NO_SIGNAL = "TOKEN_SIGNAL", "HEAT_SIGNAL", "NO_SIGNAL"
-TEMP_URL_SIGNAL = "TEMP_URL_SIGNAL"
+TEMP_URL_SIGNAL, ZAQAR_SIGNAL = "TEMP_URL_SIGNAL", "ZAQAR_SIGNAL"
+#: Resource data key of a ZAQAR_SIGNAL handle's queue.
+ZAQAR_QUEUE = "zaqar_signal_queue_id"
 #: Resource data key of a TEMP_URL_SIGNAL handle's Swift signal object.
 SWIFT_OBJECT = "swift_signal_object"
 #: Resource data keys of the handle's credentials.
@@ -65,6 +75,12 @@ def provision(ctx: ResourceContext, transport: str) -> None:
         name = object_name(ctx)
         ctx.data.set(ENDPOINT, make_signal_object(ctx, name), redact=True)
         ctx.data.set(SWIFT_OBJECT, name)
+        return
+    if transport == ZAQAR_SIGNAL:
+        user = _user(ctx, stack_user_services(ctx))
+        name = signal_queue_name(str(ctx.physical_id or ctx.resource_name))
+        make_signal_queue(ctx, user, name)
+        ctx.data.set(ZAQAR_QUEUE, name)
         return
     if transport not in (TOKEN_SIGNAL, HEAT_SIGNAL):
         return
@@ -97,13 +113,25 @@ def _user(ctx: ResourceContext, users: StackUserServices) -> StackUser:
     return user
 
 
+def stored_user(data: Mapping[str, str]) -> StackUser | None:
+    """The stack user whose credentials resource data ``data`` keeps, if it keeps one."""
+    user_id, password, project_id = data.get(USER_ID), data.get(PASSWORD), data.get(PROJECT_ID)
+    if not user_id or not password or not project_id:
+        return None
+    return StackUser(user_id, password, project_id)
+
+
 def release(ctx: ResourceContext) -> None:
-    """Delete the handle's stack user or Swift signal object, if it has one (one gone
-    already is fine)."""
+    """Delete the handle's Swift signal object or Zaqar queue and its stack user, if it has
+    them (one gone already is fine)."""
     swift_object = ctx.data.get(SWIFT_OBJECT)
     if swift_object is not None:
         delete_signal_object(ctx, swift_object)
         ctx.data.delete(SWIFT_OBJECT)
+    queue, user = ctx.data.get(ZAQAR_QUEUE), stored_user(ctx.data.as_dict())
+    if queue is not None and user is not None:
+        delete_signal_queue(ctx, user, queue)
+    ctx.data.delete(ZAQAR_QUEUE)
     user_id = ctx.data.get(USER_ID)
     if user_id is not None:
         stack_user_services(ctx).delete_user(ctx, user_id)
@@ -151,6 +179,19 @@ def _signal(ctx: ResourceContext, transport: str, endpoint: str | None) -> Any:
         }
     if transport == TEMP_URL_SIGNAL and endpoint is not None:
         return {"alarm_url": endpoint}
+    queue = ctx.data.get(ZAQAR_QUEUE)
+    if transport == ZAQAR_SIGNAL and queue is not None:
+        users = stack_user_services(ctx)
+        signal = {
+            "auth_url": users.auth_url,
+            "user_id": ctx.data.get(USER_ID),
+            "password": ctx.data.get(PASSWORD),
+            "project_id": ctx.data.get(PROJECT_ID),
+            "queue_id": queue,
+        }
+        if users.region_name:
+            signal["region_name"] = users.region_name
+        return signal
     if transport == TOKEN_SIGNAL and ctx.data.get(TOKEN) is None and endpoint is not None:
         return {"alarm_url": endpoint}
     # Heat's TOKEN_SIGNAL handle answers null here: its token and endpoint are attributes.

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
+from thermik.clients.calls import CloudClient
 from thermik.clients.stack_users import StackDomainUsers, StackUser
 from thermik.errors import PluginError, ThermikError
 from thermik.resources.cloud_access import creation_tag
@@ -87,6 +88,10 @@ class StackUserServices(Protocol):
         """
         ...
 
+    def client(self, user: StackUser, service: str) -> CloudClient:
+        """A client of ``service`` (zaqar ...) acting as ``user`` in its project."""
+        ...
+
 
 def stack_user_services(ctx: ResourceContext) -> StackUserServices:
     """The stack user services of ``ctx``, or a clear error naming the resource."""
@@ -139,6 +144,9 @@ class StackUsers:
 
     def token(self, user: StackUser) -> str:
         return self.domain.token(user)
+
+    def client(self, user: StackUser, service: str) -> CloudClient:
+        return self.domain.client(user, service)
 
     def forget_stack(self, root_stack_id: str) -> None:
         """Delete a deleted stack tree's project and any user its resources left in it (the

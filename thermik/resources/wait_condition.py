@@ -38,7 +38,9 @@ from thermik.resources.schema import (
     SupportStatus,
     Type,
 )
+from thermik.resources.signal_bodies import signals_of
 from thermik.resources.swift.signal_objects import read_signals
+from thermik.resources.zaqar.signal_queues import bodies, refresh_reads, stored_reads
 
 SUCCESS = "SUCCESS"
 FAILURE = "FAILURE"
@@ -47,6 +49,8 @@ _SIGNAL_KEYS = frozenset({"data", "reason", "status", "id"})
 SIGNAL_KEY_PREFIX = "signal:"
 #: How often a wait condition looks at its handle, at most.
 _POLL_SECONDS = 1.0
+#: How often a wait condition reads its handle's Zaqar queue, at most (a request each time).
+_QUEUE_POLL_SECONDS = 2.0
 SIGNAL_TRANSPORTS = (
     "CFN_SIGNAL",
     "TEMP_URL_SIGNAL",
@@ -156,17 +160,32 @@ class WaitCondition(ResourcePlugin):
     }
 
     @staticmethod
-    def _signals(ctx: ResourceContext, props: Props) -> dict[str, dict[str, Any]]:
+    def _handle_data(ctx: ResourceContext, props: Props) -> Mapping[str, str]:
         data = ctx.peer_data(props["handle"])
         if data is None:
             raise PluginError(
                 f"handle {props['handle']} of {ctx.resource_name} is not a resource of this stack",
                 resource=ctx.resource_name,
             )
+        return data
+
+    def _signals(
+        self, ctx: ResourceContext, props: Props, *, read: bool = True
+    ) -> dict[str, dict[str, Any]]:
+        """The handle's signals; ``read``: the handle's Zaqar queue is read again (else only
+        what this wait condition kept of it counts)."""
+        data = self._handle_data(ctx, props)
         signals = stored_signals(data)
         swift_object = data.get(handle_credentials.SWIFT_OBJECT)
         if swift_object is not None:  # a TEMP_URL_SIGNAL handle: signals PUT to Swift too
             signals.update(read_signals(ctx, swift_object))
+        queue = data.get(handle_credentials.ZAQAR_QUEUE)
+        if queue is not None:  # ZAQAR_SIGNAL: signals posted to the handle's queue too
+            user = handle_credentials.stored_user(data)
+            entries = (
+                refresh_reads(ctx, user, queue) if read and user is not None else stored_reads(ctx)
+            )
+            signals.update(signals_of(bodies(entries, ctx.resource_name), ctx.resource_name))
         return signals
 
     def _start(self, ctx: ResourceContext) -> Progress:
@@ -177,7 +196,8 @@ class WaitCondition(ResourcePlugin):
         remaining = started + props["timeout"] - ctx.clock.now()
         if judge_signals(self._signals(ctx, props), props["count"], timed_out=remaining <= 0):
             return True
-        return PollAfter(min(_POLL_SECONDS, remaining))
+        queued = self._handle_data(ctx, props).get(handle_credentials.ZAQAR_QUEUE) is not None
+        return PollAfter(min(_QUEUE_POLL_SECONDS if queued else _POLL_SECONDS, remaining))
 
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Start waiting for the handle's signals."""
@@ -206,7 +226,7 @@ class WaitCondition(ResourcePlugin):
         """``data``: the data of every signal, by signal id, as JSON text."""
         if name != "data":
             return None
-        signals = self._signals(ctx, props)
+        signals = self._signals(ctx, props, read=False)
         return json.dumps({sid: entry["data"] for sid, entry in sorted(signals.items())})
 
 

@@ -162,7 +162,12 @@ def test_a_token_signal_handle_in_local_mode_hands_out_the_builtin_handle_url() 
     }
 
 
-@pytest.mark.parametrize("transport", ["TEMP_URL_SIGNAL", "ZAQAR_SIGNAL", "CFN_SIGNAL"])
+def test_zaqar_signal_needs_a_stack_user_domain() -> None:
+    with pytest.raises(PluginError, match="needs a Keystone user of its own"):
+        handle_attributes(LocalContext(), "ZAQAR_SIGNAL")
+
+
+@pytest.mark.parametrize("transport", ["TEMP_URL_SIGNAL", "CFN_SIGNAL"])
 def test_transports_without_a_signaller_yet_hand_out_nothing(transport: str) -> None:
     assert handle_attributes(LocalContext(), transport) == {
         "token": None,

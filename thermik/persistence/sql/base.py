@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy import CursorResult, Row, Table, select
@@ -14,6 +14,7 @@ from thermik.errors import InvalidInput, NotFound
 from thermik.persistence import dberrors
 from thermik.persistence.crypto import SecretBox
 from thermik.persistence.database import Database, Work
+from thermik.persistence.resource_values import Event, NewEvent
 
 T = TypeVar("T")
 
@@ -60,6 +61,33 @@ class SqlBase:
         self._db = db
         self._secrets = secrets
         self._clock = clock
+        self._event_watcher: Callable[[Event], None] | None = None
+
+    def watch_events(self, watcher: Callable[[Event], None] | None) -> None:
+        """See :meth:`~thermik.persistence.store.EventStore.watch_events`."""
+        self._event_watcher = watcher
+
+    def _announce(self, rows: Sequence[Mapping[str, Any]], news: Sequence[NewEvent]) -> None:
+        """Tell the event watcher of the events ``rows`` recorded (``news`` gave them, their
+        properties unsealed: no decryption on the write path)."""
+        watcher = self._event_watcher
+        if watcher is None:
+            return
+        for row, new in zip(rows, news, strict=True):
+            watcher(
+                Event(
+                    id=row["uuid"],
+                    stack_id=new.stack_id,
+                    resource_name=new.resource_name,
+                    resource_action=new.resource_action,
+                    resource_status=new.resource_status,
+                    resource_status_reason=row["resource_status_reason"],
+                    resource_type=new.resource_type,
+                    physical_resource_id=new.physical_resource_id,
+                    resource_properties=new.resource_properties,
+                    created_at=row["created_at"],
+                )
+            )
 
     def _fetch_by_id(self, table: Table, row_id: str, tenant: str | None) -> Row[Any] | None:
         """The row of ``table`` with ``row_id`` (in ``tenant`` when given), or ``None``."""

@@ -99,6 +99,7 @@ class SqlEvents(SqlBase, EventStore):
         self._write_referring(
             lambda conn: INSERT_EVENT.execute(conn, row), _no_stack(new.stack_id)
         )
+        self._announce((row,), (new,))
         return _to_event(self._secrets, SimpleNamespace(**row))
 
     def list_events(self, query: EventQuery) -> list[Event]:

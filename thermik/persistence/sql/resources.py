@@ -362,7 +362,10 @@ class SqlResources(SqlBase, ResourceStore):
                 _INSERT_ROW_ARRIVAL.execute(conn, arrival_values)
             return atomic_key + 1
 
-        return self._write_referring(work, lambda: _no_event_stack(events), lazy=along.lazy)
+        key = self._write_referring(work, lambda: _no_event_stack(events), lazy=along.lazy)
+        if event_values:
+            self._announce(event_values, events)
+        return key
 
     def delete_resource(self, resource_id: int) -> None:
         stmt = delete(RESOURCE).where(RESOURCE.c.id == resource_id)

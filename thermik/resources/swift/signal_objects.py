@@ -29,8 +29,8 @@ from thermik.clients.object_store import (
 from thermik.errors import CloudConflict, CloudGone, PluginError
 from thermik.resources.cloud_access import cloud_access
 from thermik.resources.context import ResourceContext
+from thermik.resources.signal_bodies import signals_of
 
-SUCCESS, FAILURE = "SUCCESS", "FAILURE"
 #: What the handle's object holds until the first signal.
 IN_PROGRESS = b"in progress"
 #: Most deletes of a handle's object (each one brings back its previous version).
@@ -87,20 +87,7 @@ def read_signals(ctx: ResourceContext, name: str) -> dict[str, dict[str, Any]]:
         return {}
     prefix = version_prefix(name)
     ordered = sorted(n for n in names if n.startswith(prefix)) + [n for n in names if n == name]
-    signals: dict[str, dict[str, Any]] = {}
-    for number, body in enumerate(_bodies(client, container, ordered), start=1):
-        signal_id = str(body.get("id", number))
-        signals.pop(signal_id, None)
-        signals[signal_id] = {
-            "data": body.get("data"),
-            "reason": body.get("reason", f"Signal {signal_id} received"),
-            "status": body.get("status", SUCCESS),
-        }
-        if signals[signal_id]["status"] not in (SUCCESS, FAILURE):
-            raise PluginError(
-                f"Unknown status: {signals[signal_id]['status']}", resource=ctx.resource_name
-            )
-    return signals
+    return signals_of(_bodies(client, container, ordered), ctx.resource_name)
 
 
 def _bodies(client: CloudClient, container: str, names: list[str]) -> list[Mapping[str, Any]]:
