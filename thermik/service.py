@@ -29,6 +29,8 @@ from thermik.delivery.base import DeliveryBackend
 from thermik.delivery.loader import create_backend
 from thermik.delivery.loopback import HttpRequest, HttpResponse
 from thermik.delivery.metadata_writer import DeliveryPolicy
+from thermik.delivery.resource_signals import signal_through
+from thermik.delivery.shared_objects import SharedObjects
 from thermik.deployments import DeploymentService
 from thermik.engine.states import State
 from thermik.orchestration import Orchestrator
@@ -112,6 +114,8 @@ class Engine:
     delivery: DeliveryBackend | None = None
     deployments: DeploymentService | None = None
     cloud: CloudAccesses | None = None
+    #: Service mode: the RPC client to the other engines (closed when the engine stops).
+    peers: Any = None
 
     def stop(self) -> None:
         """Stop the runtime, then the delivery machinery and the cloud's connections; the
@@ -119,6 +123,8 @@ class Engine:
         try:
             self.runtime.stop()
         finally:
+            if self.peers is not None:
+                self.peers.close()
             if self.deployments is not None:
                 self.deployments.close()
             if self.delivery is not None:
@@ -196,10 +202,15 @@ def stored_creds(store: Store, root_id: str) -> UserCreds | None:
     return None if root.user_creds_id is None else store.get_user_creds(root.user_creds_id)
 
 
-def build_delivery(settings: Settings) -> DeliveryBackend:
-    """The ``[delivery] backend``, signing its URLs with the engine's encryption key."""
+def build_delivery(settings: Settings, store: Store | None = None) -> DeliveryBackend:
+    """The ``[delivery] backend``, signing its URLs with the engine's encryption key; the
+    builtin backend keeps its documents and signals in ``store`` (every process serves them)."""
     keyed = dataclasses.replace(settings, auth_encryption_key=encryption_key(settings))
-    return create_backend(settings.delivery.backend, keyed)
+    backend = create_backend(settings.delivery.backend, keyed)
+    keep_in = getattr(backend, "keep_in", None)
+    if store is not None and callable(keep_in):
+        keep_in(SharedObjects(store))
+    return backend
 
 
 def build_deployments(
@@ -263,6 +274,7 @@ def start_engine(
     backend: DeliveryBackend | None = None,
     policy: DeliveryPolicy | None = None,
     stack_observer: StackObserver | None = None,
+    peers: Transport | None = None,
 ) -> Engine:
     """Build the Store, the Registry, the delivery and the nested-stack services, start the
     runtime, attach the services to it, then resume interrupted stacks.
@@ -270,12 +282,14 @@ def start_engine(
     ``serve_urls=False`` leaves serving the builtin backend's URLs to the REST API. Tests and
     benchmarks may hand in a ``backend`` (closed with the engine) and a delivery ``policy``.
     ``stack_observer`` is told every state a stack enters (service mode's notifications).
+    ``peers`` (service mode, the engine owns it): the message bus to the other engines, which
+    child stacks are started on and whose parents are told when a child ends here.
     """
     store = open_engine_store(settings)
     deployments: DeploymentService | None = None
     try:
         registry = Registry.from_entry_points()
-        backend = backend or build_delivery(settings)
+        backend = backend or build_delivery(settings, store)
         if serve_urls:
             serve_delivery(settings, backend)
         api_url = None if serve_urls else served_api_url(settings)
@@ -313,15 +327,27 @@ def start_engine(
     # The services need the runtime and the runtime needs them: attached before it resumes
     # interrupted stacks.
     deployments.attach(runtime.wake)
-    listen = getattr(backend, "add_handle_listener", None)
-    if callable(listen):
-        listen(runtime.signal)
-    resource_signals = getattr(backend, "resource_signals", None)
-    if resource_signals is not None:
-        resource_signals.attach(runtime.signal)
+    signal_through(backend, runtime.signal)
     nested.attach(runtime)
+    engine = Engine(store, registry, runtime, backend, deployments, cloud)
+    if peers is not None:
+        engine.peers = connect_peers(engine, nested, peers, settings)
     runtime.resume_incomplete()
-    return Engine(store, registry, runtime, backend, deployments, cloud)
+    return engine
+
+
+def connect_peers(
+    engine: Engine, nested: NestedStacks, transport: Transport, settings: Settings
+) -> Any:
+    """Service mode: children start on any engine, parents elsewhere are told of a child's
+    end (:mod:`thermik.rpc.peers`); the client to close with the engine."""
+    from thermik.rpc.client import EngineClient, RoutedRuntime  # noqa: PLC0415
+    from thermik.rpc.peers import ParentWaker  # noqa: PLC0415
+
+    engines = EngineClient(transport, settings.rpc.topic, settings.rpc.call_timeout)
+    nested.attach(RoutedRuntime(engines, engine.store))
+    engine.runtime.attach_peers(ParentWaker(engines, engine.store, engine.runtime.engine_id))
+    return engines
 
 
 class EngineRuntimeView:
@@ -400,32 +426,49 @@ def serve_rpc(engine: Engine, transport: Transport, settings: Settings) -> RpcSe
     closing the engine), on ``[rpc] topic`` and the engine's own server queue."""
     from thermik.rpc.server import EngineEndpoint, RpcServer  # noqa: PLC0415
 
-    endpoint = EngineEndpoint(engine.runtime, engine.deployments)
+    signalled = getattr(engine.delivery, "signalled", None)
+    endpoint = EngineEndpoint(
+        engine.runtime,
+        engine.deployments,
+        delivery=engine.delivery if callable(signalled) else None,  # type: ignore[arg-type]
+        wake=engine.runtime.wake,
+    )
     server = RpcServer(transport, settings.rpc.topic, engine.runtime.engine_id, endpoint)
     server.start()
     return server
 
 
-def build_routed_service(settings: Settings, transport: Transport) -> Orchestrator:
+def build_routed_service(
+    settings: Settings, transport: Transport
+) -> tuple[Orchestrator, DeliveryHandler | None]:
     """Service mode's orchestration service for ``thermik-api`` (``[api] engine = rpc``): no
     engine here; every stack operation goes over ``transport`` to the engine driving the
     stack; reads are served from the database. ``close()`` releases the transport and the
-    database."""
+    database. With the builtin backend, also the handler of its capability URLs, served
+    from the database (:mod:`thermik.rpc.routed_delivery`)."""
     from thermik.rpc.client import EngineClient, RoutedDeployments, RoutedRuntime  # noqa: PLC0415
+    from thermik.rpc.routed_delivery import route_delivery  # noqa: PLC0415
 
     store = open_engine_store(settings)
     try:
         engines = EngineClient(transport, settings.rpc.topic, settings.rpc.call_timeout)
         cloud = build_cloud(settings, store)
-        return Orchestrator(
+        runtime = RoutedRuntime(engines, store)
+        service = Orchestrator(
             store,
             Registry.from_entry_points(),
-            RoutedRuntime(engines, store),
+            runtime,
             settings.limits,
             servers=RoutedDeployments(engines),
             clouds=None if cloud is None else request_clouds(cloud),
             routed=True,
         )
+        backend = build_delivery(settings, store)
     except BaseException:
         store.close()
         raise
+    handler = getattr(backend, "serve", None)
+    if not callable(handler):
+        return service, None
+    route_delivery(backend, runtime, engines)
+    return service, handler

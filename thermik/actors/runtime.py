@@ -62,6 +62,8 @@ from thermik.template.budget import Budget
 
 __all__ = ["ConvergeRequest", "EngineRuntime"]
 
+#: See :meth:`EngineRuntime.attach_peers`.
+ParentWaker = Callable[[str, str, str], None]
 LOG = logging.getLogger(__name__)
 
 #: Upper bound of live actor threads (threads are made on demand and reused).
@@ -83,6 +85,9 @@ class EngineRuntime:
         self._heartbeat: TimerHandle | None = None
         self._stopped = False
         self._stop_lock = threading.Lock()
+        #: Tells the engine driving a parent stack elsewhere that its child ended (service
+        #: mode: an RPC cast); None when every parent runs here.
+        self._wake_peer: ParentWaker | None = None
 
     @classmethod
     def start(  # noqa: PLR0913 - keyword-only, one per service the engine is built from
@@ -340,6 +345,16 @@ class EngineRuntime:
             return
         for version_id in {row.id for row in rows}:
             self._services.resources.tell_existing(version_id, Wake())
+        wake_peer = self._wake_peer
+        if wake_peer is not None:
+            for parent_id, name in {(row.stack_id, row.name) for row in rows}:
+                wake_peer(parent_id, name, stack_id)
+
+    def attach_peers(self, wake_peer: ParentWaker) -> None:
+        """Service mode: a child's end also wakes its parent resource on the engine that
+        drives the parent (``wake_peer(parent stack id, resource name, child id)``), when
+        that is another engine; without it, such a parent finds out at its fallback poll."""
+        self._wake_peer = wake_peer
 
     # -- recovery, heartbeats, leases ---------------------------------------------------------
 

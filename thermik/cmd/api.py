@@ -13,6 +13,10 @@ and closes the service: the engine's actors stop cleanly (every stack stays as r
 an engine started later to resume) and the engine deregisters. ``application`` is the same
 app for uWSGI (config files from ``THERMIK_CONFIG_FILE``, colon-separated, else the default
 discovery).
+
+With ``[api] workers = N`` (N > 1, service mode only) the process binds the socket and forks
+N engine-less workers serving it (:mod:`thermik.api.prefork`): a dead worker is replaced,
+SIGTERM stops them all.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from thermik.api.app import make_app
 from thermik.api.auth import WsgiApp
 from thermik.api.boundary import OrchestrationService
 from thermik.api.policy import Policy
+from thermik.api.prefork import Supervisor
 from thermik.api.production_server import ProductionServer, listen
 from thermik.cmd import messaging, service_config
 from thermik.conf import policies
@@ -83,7 +88,7 @@ def build_service(
 
     With ``[api] engine = rpc`` (service mode, ``conf`` given) the service has no engine: it
     sends stack operations over ``[DEFAULT] transport_url`` to the thermik-engine processes,
-    which serve builtin delivery URLs themselves.
+    and serves builtin delivery URLs from the database (any worker serves any URL).
     """
     # COMPOSITION HOOK: thermik.service is imported here, on use, so that tests of the API
     # layer run without the engine.
@@ -93,8 +98,10 @@ def build_service(
     if settings.api.engine == "rpc":
         if conf is None:
             raise errors.ConfigError("[api] engine = rpc needs the configuration's transport")
-        service = composition_root.build_routed_service(settings, messaging.rpc_transport(conf))
-        return service, None
+        service, delivery = composition_root.build_routed_service(
+            settings, messaging.rpc_transport(conf)
+        )
+        return service, delivery
     service, delivery = composition_root.build_api_service(settings)
     return service, delivery
 
@@ -158,16 +165,29 @@ def warn_unreachable_urls(settings: Settings) -> None:
         )
 
 
-def start(conf: cfg.ConfigOpts) -> tuple[ProductionServer, ClosableService]:
-    """Bind, build the service on the bound port and the server over it.
+def bind(conf: cfg.ConfigOpts) -> socket.socket:
+    """The listening socket on ``--bind-host``/``--bind-port`` (else ``[api]``'s).
+
+    Raises:
+        OSError: the address cannot be bound.
+    """
+    settings = Settings.from_conf(conf)
+    host = conf.cli_bind_host or settings.api.bind_host
+    port = settings.api.bind_port if conf.cli_bind_port is None else conf.cli_bind_port
+    return listen(host, port)
+
+
+def start(
+    conf: cfg.ConfigOpts, sock: socket.socket | None = None
+) -> tuple[ProductionServer, ClosableService]:
+    """Bind (unless ``sock`` is the socket bound already), build the service on the bound
+    port and the server over it.
 
     Raises:
         ThermikError, cfg.Error, OSError: the port cannot be bound or the service not built.
     """
     settings = Settings.from_conf(conf)
-    host = conf.cli_bind_host or settings.api.bind_host
-    port = settings.api.bind_port if conf.cli_bind_port is None else conf.cli_bind_port
-    sock = listen(host, port)
+    sock = bind(conf) if sock is None else sock
     try:
         settings = served_settings(settings, sock)
         warn_unreachable_urls(settings)
@@ -185,24 +205,87 @@ def start(conf: cfg.ConfigOpts) -> tuple[ProductionServer, ClosableService]:
     return server, service
 
 
+def check_workers(conf: cfg.ConfigOpts, settings: Settings) -> None:
+    """Refuse several workers that would each run an engine of their own, or that could not
+    start (checked once here rather than by every worker, restarted in a loop).
+
+    Raises:
+        ConfigError: ``[api] workers`` > 1 without ``[api] engine = rpc`` or without
+            ``[DEFAULT] transport_url``.
+    """
+    if settings.api.workers == 1:
+        return
+    if settings.api.engine != "rpc":
+        raise errors.ConfigError(
+            f"[api] workers = {settings.api.workers} needs [api] engine = rpc (service mode): "
+            "with an embedded engine each worker would run an engine of its own"
+        )
+    if messaging.transport_url(conf) is None:
+        raise errors.ConfigError(
+            "service mode needs [DEFAULT] transport_url (e.g. rabbit://user:password@host:5672/)"
+        )
+
+
+def serve(conf: cfg.ConfigOpts, sock: socket.socket | None = None) -> int:
+    """Build and serve one API process until SIGTERM or SIGINT; its exit status."""
+    try:
+        server, service = start(conf, sock)
+    except (errors.ThermikError, cfg.Error, OSError) as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    stop_on_signals()
+    if sock is None:
+        log_serving(conf, server.address)
+    else:
+        LOG.info("API worker pid %d serving", os.getpid())
+    try:
+        server.serve()
+    finally:
+        service.close()
+    if conf.api.engine == "rpc":
+        LOG.info("Stopped: the database and the message bus are released")
+    else:
+        LOG.info("Stopped: the engine's actors are stopped and the database is closed")
+    return 0
+
+
+def log_serving(conf: cfg.ConfigOpts, address: tuple[str, int], workers: int = 1) -> None:
+    """The line that says where the API is served (tests and operators wait for it)."""
+    mode = "service mode (engines over RPC)" if conf.api.engine == "rpc" else "embedded engine"
+    processes = f", {workers} workers" if workers > 1 else ""
+    LOG.info("Serving the Heat v1 API on http://%s:%d/v1 (%s%s)", *address, mode, processes)
+
+
+def serve_workers(conf: cfg.ConfigOpts, workers: int) -> int:
+    """Bind, fork ``workers`` processes serving the socket and supervise them
+    (:mod:`thermik.api.prefork`); the parent itself opens no connection of any kind."""
+    try:
+        sock = bind(conf)
+    except OSError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    log_serving(conf, sock.getsockname()[:2], workers)
+    supervisor = Supervisor(workers, lambda: serve(conf, sock))
+    try:
+        return supervisor.run()
+    finally:
+        sock.close()
+        LOG.info("Stopped: every API worker ended")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``thermik-api`` console script."""
     try:
         conf = load_conf(sys.argv[1:] if argv is None else argv)
         service_config.setup_logging(conf)
-        server, service = start(conf)
-    except (errors.ThermikError, cfg.Error, OSError) as exc:
+        settings = Settings.from_conf(conf)
+        check_workers(conf, settings)
+    except (errors.ThermikError, cfg.Error) as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
-    stop_on_signals()
-    mode = "service mode (engines over RPC)" if conf.api.engine == "rpc" else "embedded engine"
-    LOG.info("Serving the Heat v1 API on http://%s:%d/v1 (%s)", *server.address, mode)
-    try:
-        server.serve()
-    finally:
-        service.close()
-    LOG.info("Stopped: the engine's actors are stopped and the database is closed")
-    return 0
+    if settings.api.workers > 1:
+        return serve_workers(conf, settings.api.workers)
+    return serve(conf)
 
 
 @functools.cache

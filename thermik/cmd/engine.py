@@ -74,7 +74,14 @@ def start(conf: cfg.ConfigOpts) -> RunningEngine:
     try:
         notifier = messaging.stack_notifier(conf)
         observer = None if notifier is None else notifier.stack_changed
-        engine = start_engine(settings, stack_observer=observer)
+        # In service mode the API workers serve builtin delivery URLs (from the database),
+        # and children of this engine's stacks may start on the other engines.
+        engine = start_engine(
+            settings,
+            serve_urls=transport is None,
+            stack_observer=observer,
+            peers=None if transport is None else messaging.rpc_transport(conf),
+        )
     except BaseException:
         if notifier is not None:
             notifier.close()

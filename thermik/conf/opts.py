@@ -207,6 +207,14 @@ API_OPTS: list[cfg.Opt] = [
         help="Requests thermik-api runs at once (its thread pool); more wait in a queue.",
     ),
     cfg.IntOpt(
+        "workers",
+        default=1,
+        min=1,
+        help="thermik-api processes serving the listening socket (pre-forked; the parent "
+        "restarts a worker that dies and stops them all on SIGTERM). More than one needs "
+        "[api] engine = rpc: each worker is engine-less.",
+    ),
+    cfg.IntOpt(
         "client_socket_timeout",
         default=60,
         min=1,

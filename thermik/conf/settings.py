@@ -119,6 +119,8 @@ class ApiSettings:
     bind_host: str = "127.0.0.1"
     bind_port: int = 8204
     threads: int = 16
+    #: Processes serving the socket (more than one only in service mode).
+    workers: int = 1
     client_socket_timeout: int = 60
     max_connections: int = 1000
     auth_strategy: str = "noauth"

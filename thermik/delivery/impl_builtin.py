@@ -18,8 +18,10 @@ agent carries fresh ``request.metadata_url`` and ``deploy_signal_id`` URLs in pl
 ones. os-collect-config rewrites its own configuration from the ``os-collect-config`` section of
 each document it fetches, so an agent polling with a valid URL moves to the new one by itself.
 
-Storage goes through :class:`BuiltinObjectStore`, which the persistence layer backs with the
-database; :class:`InMemoryObjectStore` serves tests and local runs. The HTTP side is
+Storage goes through :class:`BuiltinObjectStore`: the database's
+(:class:`~thermik.delivery.shared_objects.SharedObjects`, handed in by the composition root with
+:meth:`BuiltinBackend.keep_in`), so that every API worker and engine serves the same documents
+and signals; :class:`InMemoryObjectStore` serves tests. The HTTP side is
 :meth:`BuiltinBackend.handle`, a plain function the API mounts under ``/delivery/v1`` (and
 :meth:`BuiltinBackend.serve` puts on a loopback port until then). There is no clock skew and
 no replica here: a write is served as soon as it returns.
@@ -334,6 +336,16 @@ class BuiltinBackend(DeliveryBackend):
         blank) after every signal stored: the engine learns of signals without polling."""
         with self._lock:
             self._listeners.append(listener)
+
+    def keep_in(self, store: BuiltinObjectStore) -> None:
+        """Keep documents and signals in ``store`` from now on (the composition root hands
+        the database's, so that every process serves the same; call it before publishing)."""
+        self.store = store
+
+    def signalled(self, path: str) -> None:
+        """A signal was stored at ``path`` by another process sharing the store (an API
+        worker): tell the signal listeners, as for a signal stored here."""
+        self._signalled(path)
 
     def _signalled(self, path: str) -> None:
         endpoint = SignalEndpoint(self.name, "", "TEMP_URL_SIGNAL", {}, {"path": path})

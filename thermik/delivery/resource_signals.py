@@ -26,6 +26,18 @@ NEVER_EXPIRES: Final = 32503680000
 Signaller = Callable[[str, str, Mapping[str, Any] | None], None]
 
 
+def signal_through(backend: object, signaller: Signaller) -> None:
+    """Hand every signal ``backend`` takes for a resource (a wait condition handle's URL, a
+    resource signal URL) to ``signaller(stack_id, resource_name, data)``: the engine's own
+    runtime, or in an engine-less API worker the RPC client of the driving engine."""
+    listen = getattr(backend, "add_handle_listener", None)
+    if callable(listen):
+        listen(signaller)
+    urls = getattr(backend, "resource_signals", None)
+    if isinstance(urls, ResourceSignalUrls):
+        urls.attach(signaller)
+
+
 class ResourceSignalUrls:
     """Hands out the URLs and answers POSTs to them by signalling the resource."""
 

@@ -69,14 +69,7 @@ class SecretBox:
         """Decrypt a value stored by :meth:`encrypt` with ``decrypt_method`` ``method``."""
         if method != METHOD:
             raise SecretKeyError(f"unknown decrypt method {method!r}", path=path)
-        try:
-            return self._key("decrypt", path).decrypt(token.encode()).decode()
-        except InvalidToken:
-            raise SecretKeyError(
-                "cannot decrypt a stored secret: auth_encryption_key is not the key it was "
-                "encrypted with",
-                path=path,
-            ) from None
+        return self.unseal_bytes(token.encode(), *path).decode()
 
     def seal(self, document: Any) -> Any:
         """``document`` (a mapping, a list or ``None``) as stored: sealed into a token when a
@@ -91,6 +84,21 @@ class SecretBox:
         if type(stored) is not str:
             return stored
         return json.loads(self.decrypt(stored, METHOD, *path))
+
+    def seal_bytes(self, body: bytes) -> bytes:
+        """``body`` encrypted (a key must be configured: see :attr:`sealing`)."""
+        return self._key("encrypt", ()).encrypt(body)
+
+    def unseal_bytes(self, stored: bytes, *path: PathElement) -> bytes:
+        """The bytes :meth:`seal_bytes` encrypted as ``stored``."""
+        try:
+            return self._key("decrypt", path).decrypt(stored)
+        except InvalidToken:
+            raise SecretKeyError(
+                "cannot decrypt a stored secret: auth_encryption_key is not the key it was "
+                "encrypted with",
+                path=path,
+            ) from None
 
     def _key(self, verb: str, path: tuple[PathElement, ...]) -> Fernet:
         if self._fernet is None:

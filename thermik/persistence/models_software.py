@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, Text
+from sqlalchemy import Boolean, ForeignKey, Integer, LargeBinary, Text
+from sqlalchemy.dialects import mysql
 from sqlalchemy.orm import Mapped, mapped_column
 
 from thermik.persistence.models import NAME, PROJECT, STATE, UUID, Base
@@ -94,3 +95,20 @@ class StackLease(Base):
     epoch: Mapped[int] = mapped_column(Integer)
     acquired_at: Mapped[datetime.datetime]
     expires_at: Mapped[datetime.datetime] = mapped_column(index=True)
+
+
+#: Bodies of delivered documents and signals (LONGBLOB on MySQL, where BLOB stops at 64 KiB).
+LONG_BLOB = LargeBinary().with_variant(mysql.LONGBLOB(), "mysql", "mariadb")
+
+
+class DeliveryObject(Base):
+    """A document or signal the builtin delivery serves at a capability URL path, so that
+    every API worker and engine serves the same one; ``generation`` grows with every write."""
+
+    __tablename__ = "delivery_object"
+    key: Mapped[str] = mapped_column(NAME, primary_key=True)
+    body: Mapped[bytes] = mapped_column(LONG_BLOB)
+    #: Whether ``body`` is encrypted with ``auth_encryption_key`` (documents carry configs).
+    sealed: Mapped[bool] = mapped_column(Boolean)
+    generation: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime.datetime]

@@ -106,3 +106,11 @@ class StackLease:
     epoch: int
     acquired_at: datetime.datetime
     expires_at: datetime.datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeliveryObject:
+    """A builtin delivery document or signal, and the generation of its last write."""
+
+    body: bytes
+    generation: int

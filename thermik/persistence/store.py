@@ -25,6 +25,7 @@ from thermik.persistence.resource_values import (
     ResourceChanges,
 )
 from thermik.persistence.software_values import (
+    DeliveryObject,
     DeploymentChanges,
     EngineRecord,
     NewSoftwareDeployment,
@@ -447,6 +448,20 @@ class SoftwareStore(abc.ABC):
     @abc.abstractmethod
     def bump_metadata_generation(self, server_id: str, expected: int) -> int:
         """Move the generation from ``expected`` to ``expected + 1`` or ``GenerationConflict``."""
+
+    @abc.abstractmethod
+    def put_delivery_object(self, key: str, body: bytes) -> int:
+        """Store the builtin delivery's document or signal ``body`` at the URL path ``key``
+        (encrypted when a key is configured); the write's generation, which grows with every
+        write of that key (1 for its first)."""
+
+    @abc.abstractmethod
+    def get_delivery_object(self, key: str) -> DeliveryObject | None:
+        """The body stored at ``key`` and its generation, or ``None``."""
+
+    @abc.abstractmethod
+    def delete_delivery_object(self, key: str) -> None:
+        """Remove what is stored at ``key`` (no error if nothing is)."""
 
 
 class SnapshotStore(abc.ABC):

@@ -10,6 +10,7 @@ drives the stack, or to any engine when none does.
 from __future__ import annotations
 
 import datetime
+import logging
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -24,6 +25,7 @@ from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, Stack
 from thermik.rpc import api, codec
 
+LOG = logging.getLogger(__name__)
 #: How often ``wait`` reads a stack's state (the API process has no actor to notify it).
 WAIT_POLL = 0.5
 
@@ -32,7 +34,9 @@ class EngineClient:
     """Calls to the engines on one transport and topic; each waits ``timeout`` seconds."""
 
     def __init__(self, transport: oslo_messaging.Transport, topic: str, timeout: float) -> None:
-        target = oslo_messaging.Target(topic=topic, namespace=api.NAMESPACE, version=api.VERSION)
+        target = oslo_messaging.Target(
+            topic=topic, namespace=api.NAMESPACE, version=api.CALLS_VERSION
+        )
         self._client = oslo_messaging.get_rpc_client(transport, target, timeout=timeout)
         self.transport = transport
         self.timeout = timeout
@@ -62,6 +66,23 @@ class EngineClient:
         if api.ERROR in answer:
             raise codec.error_from(answer[api.ERROR])
         return answer.get(api.RESULT)
+
+    def cast(
+        self, engine_id: str | None, method: str, *, fanout: bool = False, **kwargs: Any
+    ) -> None:
+        """Send ``method`` without waiting: to the engine ``engine_id``, to any engine
+        (None), or to every engine (``fanout``). A message the bus cannot take is logged and
+        dropped: what a cast tells, the engines also find out by their slower paths."""
+        if fanout:
+            client = self._client.prepare(fanout=True, version=api.CASTS_VERSION)
+        elif engine_id is None:
+            client = self._client.prepare(version=api.CASTS_VERSION)
+        else:
+            client = self._client.prepare(server=engine_id, version=api.CASTS_VERSION)
+        try:
+            client.cast({}, method, **kwargs)
+        except oslo_messaging.MessagingException as exc:
+            LOG.warning("%s not sent to the engines: %s", method, type(exc).__name__)
 
     def _silence(self, engine_id: str | None) -> str:
         if engine_id is None:

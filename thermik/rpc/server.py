@@ -58,14 +58,33 @@ def _answer(call: Callable[[], Any]) -> dict[str, Any]:
         return {api.ERROR: codec.error(exc)}
 
 
+class DeliverySignals(Protocol):
+    """What the endpoint asks of the builtin delivery backend (``BuiltinBackend``)."""
+
+    def signalled(self, path: str) -> None:
+        """A signal was stored at ``path`` by another process: tell the listeners."""
+        ...
+
+
 class EngineEndpoint:
     """The RPC methods of one engine (version :data:`thermik.rpc.api.VERSION`)."""
 
     target = oslo_messaging.Target(namespace=api.NAMESPACE, version=api.VERSION)
 
-    def __init__(self, runtime: EngineRuntime, servers: ServerDeployments | None = None) -> None:
+    def __init__(
+        self,
+        runtime: EngineRuntime,
+        servers: ServerDeployments | None = None,
+        delivery: DeliverySignals | None = None,
+        wake: Callable[[str, str], None] | None = None,
+    ) -> None:
         self.runtime = runtime
         self.servers = servers
+        self.delivery = delivery
+        self._wake = wake
+        #: Parents woken by a cast from the engine their child ran on (a counter for
+        #: operators and tests: children's ends that came by message, not by polling).
+        self.peer_wakes = 0
 
     def create(self, ctxt: dict[str, Any], new: dict[str, Any], request: dict[str, Any]) -> Any:
         """Store and start a new stack here (this engine takes its lease); the stack id."""
@@ -92,6 +111,27 @@ class EngineEndpoint:
         if servers is None:
             return {api.RESULT: None}
         return _answer(lambda: servers.deployments_changed(server_id, tenant))
+
+    def signalled(self, ctxt: dict[str, Any], path: str) -> None:
+        """(cast, 1.1) An API worker stored a signal at ``path``: the deployment waiting for
+        it, if this engine drives it, reads it now."""
+        if self.delivery is not None:
+            self.delivery.signalled(path)
+
+    def wake(self, ctxt: dict[str, Any], stack_id: str, resource_name: str, child: str) -> None:
+        """(cast, 1.1) The child stack ``child`` of resource ``resource_name`` of ``stack_id``
+        ended on another engine: the parent resource, if it runs here, looks at it now."""
+        if self._wake is None:
+            return
+        self.peer_wakes += 1
+        LOG.info(
+            "Child stack %s ended on another engine: waking %s of stack %s (peer wake %d)",
+            child,
+            resource_name,
+            stack_id,
+            self.peer_wakes,
+        )
+        self._wake(stack_id, resource_name)
 
 
 class RpcServer:

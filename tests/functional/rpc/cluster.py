@@ -79,8 +79,11 @@ class EngineProcess:
         self.process.stderr.close()
 
 
-def write_config(path: Path, database: str, transport: str, name: str) -> Path:
-    """The configuration every process of the cluster shares."""
+def write_config(
+    path: Path, database: str, transport: str, name: str, *, api: str = "", engine: str = ""
+) -> Path:
+    """The configuration every process of the cluster shares (``api`` and ``engine``: more
+    lines of those sections, ``[delivery]`` lines included in ``api``'s after a blank line)."""
     path.write_text(
         f"""[DEFAULT]
 state_dir = {path.parent / "state"}
@@ -92,6 +95,7 @@ connection = {database}
 
 [api]
 engine = rpc
+{api}
 
 [rpc]
 topic = {name}_engine
@@ -100,6 +104,7 @@ call_timeout = 3
 [engine]
 lease_seconds = 6
 heartbeat_interval = 1
+{engine}
 
 [oslo_messaging_notifications]
 driver = messagingv2

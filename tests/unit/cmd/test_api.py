@@ -53,3 +53,21 @@ def test_service_mode_without_a_transport_url_is_one_clear_line(
     err = capsys.readouterr().err
     assert err.startswith("thermik-api: service mode needs [DEFAULT] transport_url")
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ("[api]\nworkers = 2\n", "thermik-api: [api] workers = 2 needs [api] engine = rpc"),
+        ("[api]\nworkers = 2\nengine = rpc\n", "thermik-api: service mode needs [DEFAULT]"),
+    ],
+)
+def test_several_workers_need_service_mode_and_a_transport(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], settings: str, expected: str
+) -> None:
+    conf_file = tmp_path / "thermik.conf"
+    conf_file.write_text(f"[DEFAULT]\nstate_dir = {tmp_path / 'state'}\n{settings}bind_port = 0\n")
+    assert api.main(["--config-file", str(conf_file)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(expected), err
+    assert "Traceback" not in err

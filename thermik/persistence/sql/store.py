@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from thermik.persistence.sql.delivery_objects import SqlDeliveryObjects
 from thermik.persistence.sql.engines import SqlEngines
 from thermik.persistence.sql.events import SqlEvents
 from thermik.persistence.sql.resource_data import SqlResourceData
@@ -20,6 +21,7 @@ class SqlStore(
     SqlResourceData,
     SqlEvents,
     SqlSoftware,
+    SqlDeliveryObjects,
     SqlSnapshots,
     SqlEngines,
     Store,
