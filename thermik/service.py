@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from thermik.clients.access import CloudAccesses
     from thermik.resources.stack_users import StackUsers
+    from thermik.rpc.client import Engines
     from thermik.rpc.server import RpcServer
 
 LOG = logging.getLogger(__name__)
@@ -446,29 +447,48 @@ def build_routed_service(
     stack; reads are served from the database. ``close()`` releases the transport and the
     database. With the builtin backend, also the handler of its capability URLs, served
     from the database (:mod:`thermik.rpc.routed_delivery`)."""
-    from thermik.rpc.client import EngineClient, RoutedDeployments, RoutedRuntime  # noqa: PLC0415
+    from thermik.rpc.client import EngineClient, RoutedRuntime  # noqa: PLC0415
     from thermik.rpc.routed_delivery import route_delivery  # noqa: PLC0415
+
+    engines = EngineClient(transport, settings.rpc.topic, settings.rpc.call_timeout)
+    service = routed_service(settings, engines)
+    try:
+        backend = build_delivery(settings, service.store)
+    except BaseException:
+        service.close()
+        raise
+    handler = getattr(backend, "serve", None)
+    if not callable(handler):
+        return service, None
+    assert isinstance(service.runtime, RoutedRuntime)
+    route_delivery(backend, service.runtime, engines)
+    return service, handler
+
+
+def build_daemon_service(settings: Settings, engines: Engines) -> Orchestrator:
+    """Local mode's orchestration service for the ``thermik`` CLI: no engine in the command;
+    every stack operation goes to the state directory's engine daemon through ``engines``
+    (:class:`thermik.rpc.local.LocalEngineClient`); reads are served from the database."""
+    return routed_service(settings, engines)
+
+
+def routed_service(settings: Settings, engines: Engines) -> Orchestrator:
+    """The orchestration service of a process without an engine: the runtime's calls go
+    to the engines through ``engines``, reads come from the database."""
+    from thermik.rpc.client import RoutedDeployments, RoutedRuntime  # noqa: PLC0415
 
     store = open_engine_store(settings)
     try:
-        engines = EngineClient(transport, settings.rpc.topic, settings.rpc.call_timeout)
         cloud = build_cloud(settings, store)
-        runtime = RoutedRuntime(engines, store)
-        service = Orchestrator(
+        return Orchestrator(
             store,
             Registry.from_entry_points(),
-            runtime,
+            RoutedRuntime(engines, store),
             settings.limits,
             servers=RoutedDeployments(engines),
             clouds=None if cloud is None else request_clouds(cloud),
             routed=True,
         )
-        backend = build_delivery(settings, store)
     except BaseException:
         store.close()
         raise
-    handler = getattr(backend, "serve", None)
-    if not callable(handler):
-        return service, None
-    route_delivery(backend, runtime, engines)
-    return service, handler

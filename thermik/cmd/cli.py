@@ -3,8 +3,10 @@
 Sub-commands are cliff commands registered under the entry point group ``thermik.cli``, so
 each family (template, stack, resource, event, ...) lives in its own module. Commands that
 need the engine ask the application for the orchestration service: it is built on first use
-from the configuration (``--config-file``, else SQLite under the user's state directory) with
-the engine running in this process, and closed when the command ends.
+from the configuration (``--config-file``, else SQLite under the user's state directory). It
+reads the database itself and hands the stack operations to the state directory's engine
+daemon (:mod:`thermik.cmd.daemon`), which goes on when the command ends; with ``[engine]
+local_daemon = false`` the engine runs in this process and stops with the command.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cliff.app import App
@@ -23,6 +26,7 @@ from cliff.command import Command
 from cliff.commandmanager import CommandManager
 
 import thermik
+from thermik.cmd.daemon import Launch
 from thermik.conf import settings as config
 
 if TYPE_CHECKING:
@@ -164,15 +168,35 @@ class ThermikApp(App):
         self._settings = settings
 
     def service(self) -> Orchestrator:
-        """The orchestration service with the engine running in this process (built once)."""
+        """The orchestration service (built once): a client of the state directory's engine
+        daemon (started when none runs), or with ``[engine] local_daemon = false`` over an
+        engine running in this process."""
         if self._service is None:
-            from thermik.service import build_orchestration_service  # noqa: PLC0415 - slow
+            settings = self.settings()
+            if settings.engine.local_daemon:
+                self._service = self._daemon_service(settings)
+            else:
+                from thermik.service import build_orchestration_service  # noqa: PLC0415 - slow
 
-            self._service = build_orchestration_service(self.settings())
+                self._service = build_orchestration_service(settings)
         return self._service
 
+    def launch(self) -> Launch:
+        """How this command starts the engine daemon: the same configuration and cloud."""
+        settings = self.settings()
+        return Launch(
+            Path(settings.state_dir), tuple(self.options.config_file), settings.clients.cloud
+        )
+
+    def _daemon_service(self, settings: config.Settings) -> Orchestrator:
+        from thermik.cmd import daemon  # noqa: PLC0415
+        from thermik.service import build_daemon_service  # noqa: PLC0415 - slow
+
+        return build_daemon_service(settings, daemon.client_for(self.launch()))
+
     def clean_up(self, cmd: Command, result: int, err: BaseException | None) -> None:
-        """Stop the engine cleanly: what it recorded stays, a later command resumes it."""
+        """Release the service; an engine running in this process stops cleanly (what it
+        recorded stays, a later command resumes it)."""
         service, self._service = self._service, None
         if service is not None:
             service.close()

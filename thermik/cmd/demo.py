@@ -16,6 +16,7 @@ types that need no agent.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from importlib import resources
 from pathlib import Path
@@ -96,11 +97,17 @@ class Demo(StackCommand, ShowOne):
         return self.show(stack, outputs=True)
 
     def _use_own_state(self, state_dir: str | None) -> None:
-        """Run on ``state_dir``, or the demo's own directory unless a config file says where."""
+        """Run on ``state_dir``, or the demo's own directory unless a config file says where;
+        with the engine in this process either way (the demo and its agent end together, so
+        it needs no daemon, nor the time one takes to start)."""
         if state_dir:
-            self.thermik.use_settings(Settings.embedded(Path(state_dir)))
+            settings = Settings.embedded(Path(state_dir))
         elif not self.thermik.options.config_file:
-            self.thermik.use_settings(Settings.embedded(default_state_dir() / DEMO_STATE_DIR))
+            settings = Settings.embedded(default_state_dir() / DEMO_STATE_DIR)
+        else:
+            settings = self.thermik.settings()
+        engine = dataclasses.replace(settings.engine, local_daemon=False)
+        self.thermik.use_settings(dataclasses.replace(settings, engine=engine))
 
     def _with_agent(
         self, command: str, stack: StackIdentity, total: int, parsed_args: argparse.Namespace

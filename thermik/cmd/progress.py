@@ -3,8 +3,9 @@
 Every new event is printed as ``openstack stack event list`` logs it, and a progress bar counts
 the resources that finished (``done/total``); the bar redraws in place on a terminal and is a
 new line elsewhere. Output goes to stderr so that ``-f json`` stdout stays one document. The
-wait ends when the stack settles; Ctrl-C stops waiting and leaves the stack as the engine
-recorded it (the engine stops with the command; a later command resumes it).
+wait ends when the stack settles; Ctrl-C stops waiting (the local engine daemon goes on with
+the stack; an engine running in the command stops with it, and a later command resumes it).
+A wait that sees the stack deleted by another command fails, saying so.
 """
 
 from __future__ import annotations
@@ -68,9 +69,13 @@ class Watch:
     #: Whether ending rolled back is what the operation asked for (a cancel with rollback);
     #: otherwise a rollback means the operation failed, as the openstack client reports it.
     rollback_succeeds: bool = False
+    #: Whether the engine goes on without this command (the local daemon) or stops with it.
+    engine_goes_on: bool = False
     done: set[str] = dataclasses.field(default_factory=set)
     _shown: str = ""
     _failed: EventView | None = None
+    #: The action the stack was doing when the wait began (a later DELETE is someone else's).
+    _began: str | None = None
 
     @property
     def _tty(self) -> bool:
@@ -120,6 +125,11 @@ class Watch:
         rolled_back = view.action == "ROLLBACK" and not self.rollback_succeeds
         if view.status == "FAILED" or rolled_back:
             raise OperationFailed(self._failure(view))
+        if view.action == "DELETE" and self._began not in (None, "DELETE"):
+            raise OperationFailed(
+                f"Stack {view.identity.name} {self._began} did not end: the stack was "
+                f"deleted meanwhile (DELETE_{view.status}), by another command"
+            )
         return view
 
     def _failure(self, view: StackView) -> str:
@@ -139,13 +149,21 @@ class Watch:
             while True:
                 new = self._events()
                 view = self.service.show_stack(self.ctx, self.stack, resolve_outputs=False)
+                if self._began is None:
+                    self._began = view.action
                 if view.status != "IN_PROGRESS" and not new:
                     return self._finish(view)
                 self._progress()
                 time.sleep(self.poll)
         except KeyboardInterrupt:
-            self.out.write(
-                f"\nInterrupted: stack {self.stack.name} stays as the engine recorded it; "
-                "the engine stops now and a later thermik command resumes it.\n"
-            )
+            if self.engine_goes_on:
+                self.out.write(
+                    f"\nInterrupted: stopped waiting; the local engine goes on with stack "
+                    f"{self.stack.name}.\n"
+                )
+            else:
+                self.out.write(
+                    f"\nInterrupted: stack {self.stack.name} stays as the engine recorded it; "
+                    "the engine stops now and a later thermik command resumes it.\n"
+                )
             raise

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from thermik.orchestration import Orchestrator
 
 
-#: Said when a command starts an operation and does not wait for it.
+#: Said when a command starts an operation and does not wait for it, the engine running in
+#: the command (``[engine] local_daemon = false``).
 DETACHED = (
     "Note: the engine runs inside this thermik command and stops with it; stack {name} goes "
     "on when a later thermik command starts the engine (--wait follows it to the end).\n"
@@ -95,7 +96,7 @@ class ServiceCommand(PlainHelp):
         """
         if args.wait:
             self.wait(stack, marker, total, args, rollback_succeeds=rollback_succeeds)
-        else:
+        elif not self.thermik.settings().engine.local_daemon:
             sys.stderr.write(DETACHED.format(name=stack.name))
 
     def wait(
@@ -116,6 +117,7 @@ class ServiceCommand(PlainHelp):
             marker,
             poll=args.poll,
             rollback_succeeds=rollback_succeeds,
+            engine_goes_on=self.thermik.settings().engine.local_daemon,
         )
         return watch.run()
 

@@ -138,6 +138,20 @@ ENGINE_OPTS: list[cfg.Opt] = [
         "costs more than it gains), 'any' (the kernel places them), or CPU numbers separated "
         "by commas (several engines on one host: give each its own CPU).",
     ),
+    cfg.BoolOpt(
+        "local_daemon",
+        default=True,
+        help="Whether the thermik CLI hands its stacks to the engine daemon of the state "
+        "directory (started on demand, it goes on when the command ends) rather than running "
+        "an engine inside each command (which stops with it).",
+    ),
+    cfg.IntOpt(
+        "local_daemon_idle_timeout",
+        default=300,
+        min=1,
+        help="Seconds the local engine daemon stays up with nothing to do (no stack in "
+        "progress, no builtin URL to serve, no command) before it exits.",
+    ),
 ]
 
 DELIVERY_OPTS: list[cfg.Opt] = [

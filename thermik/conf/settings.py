@@ -72,6 +72,8 @@ class EngineSettings:
     heartbeat_interval: int = 10
     nested_poll_interval: float = 10.0
     cpu_affinity: str = "one"
+    local_daemon: bool = True
+    local_daemon_idle_timeout: int = 300
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ import datetime
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import oslo_messaging
 
@@ -28,6 +28,19 @@ from thermik.rpc import api, codec
 LOG = logging.getLogger(__name__)
 #: How often ``wait`` reads a stack's state (the API process has no actor to notify it).
 WAIT_POLL = 0.5
+
+
+class Engines(Protocol):
+    """Calls to the engines: :class:`EngineClient` over the message bus, or local mode's
+    :class:`thermik.rpc.local.LocalEngineClient` to the state directory's engine daemon."""
+
+    def call(self, engine_id: str | None, method: str, **kwargs: Any) -> Any:
+        """Call ``method`` on the engine ``engine_id`` (any engine when None); its result."""
+        ...
+
+    def close(self) -> None:
+        """Release what the calls hold."""
+        ...
 
 
 class EngineClient:
@@ -118,7 +131,7 @@ class RoutedRuntime:
     #: No engine runs here: no lease ever names this process.
     engine_id = ""
 
-    def __init__(self, engines: EngineClient, store: Store) -> None:
+    def __init__(self, engines: Engines, store: Store) -> None:
         self.engines = engines
         self.store = store
 
@@ -179,14 +192,14 @@ class RoutedRuntime:
             time.sleep(WAIT_POLL)
 
     def stop(self) -> None:
-        """Release the message bus (nothing runs here to stop)."""
+        """Release the message bus or the daemon's link (nothing runs here to stop)."""
         self.engines.close()
 
 
 class RoutedDeployments:
     """The API's changes to a server's deployments, published by any engine."""
 
-    def __init__(self, engines: EngineClient) -> None:
+    def __init__(self, engines: Engines) -> None:
         self.engines = engines
 
     def deployments_changed(self, server_id: str, tenant: str) -> None:

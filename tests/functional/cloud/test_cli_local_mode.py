@@ -1,6 +1,7 @@
 """Local mode from the real command line: ``thermik --os-cloud loopback stack create --wait``
 runs a template on the loopback cloud with no Thermik service, as a user runs it from a
-laptop, then ``stack delete --wait`` leaves nothing in the cloud."""
+laptop (the state directory's engine daemon gets the cloud's credentials), then ``stack delete
+--wait`` leaves nothing in the cloud."""
 
 from __future__ import annotations
 
@@ -89,9 +90,14 @@ def test_a_stack_is_created_and_deleted_on_the_cloud_from_the_command_line(
         keypair = conn.compute.get_keypair(f"{prefix}-key")
         assert outputs["public_key"] == keypair.public_key
 
+        # The stack went to the state directory's engine daemon, started with the cloud.
+        status = thermik(tmp_path, cloud_env, "engine", "status", "-f", "json")
+        assert json.loads(status.stdout)["cloud"] == cloud_env.cloud
+
         deleted = thermik(tmp_path, cloud_env, "stack", "delete", "--wait", "-y", prefix)
         assert deleted.returncode == 0, deleted.stderr
     finally:
+        thermik(tmp_path, cloud_env, "engine", "stop")
         leftover_nets = list(conn.network.networks(name=f"{prefix}-net"))
         leftover_keys = [k for k in conn.compute.keypairs() if k.name.startswith(prefix)]
         for net in leftover_nets:

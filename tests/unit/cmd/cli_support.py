@@ -64,9 +64,14 @@ def write_project(root: Path) -> Path:
 
 
 def config_file(root: Path) -> Path:
-    """A config file putting the state directory under ``root``."""
+    """A config file putting the state directory under ``root``, with the engine inside each
+    command (these tests run ``thermik`` in the test's process; the local engine daemon has
+    its own tests, in real processes, in tests/e2e/test_local_daemon.py)."""
     path = root / "thermik.conf"
-    path.write_text(f"[DEFAULT]\nstate_dir = {root / 'state'}\n", encoding="utf-8")
+    path.write_text(
+        f"[DEFAULT]\nstate_dir = {root / 'state'}\n[engine]\nlocal_daemon = false\n",
+        encoding="utf-8",
+    )
     return path
 
 
