@@ -121,3 +121,27 @@ def test_a_killed_daemon_is_restarted_and_the_stack_resumes(tmp_path: Path) -> N
         # The new daemon takes the stack over once the dead one's lease (5 s) expired.
         assert term.settles("crash") == "CREATE_COMPLETE"
         assert alive(second)
+
+
+def test_a_command_naming_a_cloud_restarts_a_cloudless_daemon_with_it(tmp_path: Path) -> None:
+    clouds = tmp_path / "clouds.yaml"
+    clouds.write_text(
+        "clouds:\n  elsewhere:\n    auth:\n      auth_url: http://127.0.0.1:9/v3\n"
+        "      username: u\n      password: p\n      project_name: p\n"
+        "      user_domain_name: Default\n      project_domain_name: Default\n",
+        encoding="utf-8",
+    )
+    with terminal(tmp_path) as term:
+        assert term.run("stack", "list").status == 0
+        first = term.daemon_pid()
+        assert term.run("engine", "status", "-f", "json").json()["cloud"] == ""
+        os.environ["OS_CLIENT_CONFIG_FILE"] = str(clouds)
+        try:
+            listed = term.run("--os-cloud", "elsewhere", "stack", "list")
+        finally:
+            del os.environ["OS_CLIENT_CONFIG_FILE"]
+        assert listed.status == 0, listed.err
+        assert first is not None
+        assert not alive(first)
+        status = term.run("engine", "status", "-f", "json").json()
+        assert status["cloud"] == "elsewhere"

@@ -69,7 +69,8 @@ def config_file(root: Path) -> Path:
     its own tests, in real processes, in tests/e2e/test_local_daemon.py)."""
     path = root / "thermik.conf"
     path.write_text(
-        f"[DEFAULT]\nstate_dir = {root / 'state'}\n[engine]\nlocal_daemon = false\n",
+        # [DEFAULT] last: tests append options of that section.
+        f"[engine]\nlocal_daemon = false\n[DEFAULT]\nstate_dir = {root / 'state'}\n",
         encoding="utf-8",
     )
     return path
