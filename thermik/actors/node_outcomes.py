@@ -176,7 +176,12 @@ class NodeOutcomes(NodeState):
                 return failure
             try:
                 self.row = rows.unlock(
-                    self.store, row, engine, Status.FAILED, str(failure), ResourceChanges(),
+                    self.store,
+                    row,
+                    engine,
+                    Status.FAILED,
+                    str(failure),
+                    ResourceChanges(),
                     shown=self.shown,
                 )
             except ThermikError as again:
