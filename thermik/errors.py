@@ -14,6 +14,7 @@ boundary (API, CLI, actor) is a bug. The tree::
     │   │   ├── ParameterError              missing value, wrong type, failed constraint
     │   │   ├── EnvironmentError_           bad environment file or registry entry
     │   │   ├── ResourceTypeNotFound        no plugin or registry mapping for a type
+    │   │   ├── ResourceTypeUnavailable     the type's service is not in the caller's catalog
     │   │   └── PropertyError               a resource property fails its schema
     │   ├── InvalidSignal                   malformed, oversized or unexpected signal data
     │   │   └── InvalidBreakPointHook       ``unset_hook`` of a hook the resource is not at
@@ -179,6 +180,14 @@ class ResourceTypeNotFound(TemplateError):
     """No plugin or registry mapping exists for a resource type."""
 
     heat_type = "ResourceTypeNotFound"
+
+
+class ResourceTypeUnavailable(TemplateError):
+    """A resource type needs a cloud service the caller's catalog does not list. Heat's
+    error ``HEAT-E99001``, which template validate ignores when asked to (``error_code``)."""
+
+    heat_type = "ResourceTypeUnavailable"
+    error_code: ClassVar[str] = "99001"
 
 
 class PropertyError(TemplateError):

@@ -43,6 +43,7 @@ class StackCloud:
         self._found: dict[tuple[str, str], str] = {}
         self._running: dict[tuple[str, str], concurrent.futures.Future[str]] = {}
         self._rounds: dict[str, PollRounds] = {}
+        self._offered: dict[str, bool] = {}
 
     @property
     def credential(self) -> Credential:
@@ -54,6 +55,20 @@ class StackCloud:
 
     def client(self, service: str) -> CloudClient:
         return self._pool.client(self.credential, service)
+
+    def offers(self, service_type: str) -> bool:
+        """Whether the credential's catalog lists an endpoint of ``service_type`` (in the
+        configured region and interface, or an endpoint override); asked once per access."""
+        with self._lock:
+            known = self._offered.get(service_type)
+        if known is None:
+            # The catalog comes with the credential's token: Keystone's client reads it.
+            known = self.client("keystone").call(
+                lambda conn: conn.endpoint_for(service_type) is not None
+            )
+            with self._lock:
+                self._offered[service_type] = known
+        return known
 
     def find(self, kind: str, value: str) -> str:
         key = (kind, value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from thermik.api.boundary import RequestContext
 from thermik.clients.access import CloudAccesses, constraint_validators
@@ -24,6 +24,9 @@ class RequestClouds:
 
     def constraints(self, ctx: RequestContext) -> Mapping[str, CustomValidator]:
         return constraint_validators(self.accesses.for_request(requester_of(ctx)))
+
+    def offers(self, ctx: RequestContext) -> Callable[[str], bool]:
+        return self.accesses.for_request(requester_of(ctx)).offers
 
     def delegate(self, ctx: RequestContext) -> UserCreds | None:
         return self.accesses.source.delegate(requester_of(ctx))

@@ -9,13 +9,14 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from thermik.cmd.helptext import PlainHelp
 from thermik.cmd.template_files import TemplateInput, gather, parse_parameters
 from thermik.errors import ThermikError
+from thermik.orchestration.service_check import service_check
 from thermik.orchestration.validation import known_types, validate_resources
 from thermik.resources.constraints import CustomValidator
 from thermik.resources.registry import Registry
@@ -25,6 +26,9 @@ from thermik.template.definitions import build_stack
 from thermik.template.parameters import parameter_types
 from thermik.template.spelling import misspelt_functions
 from thermik.template.validate import VALIDATE_STACK_NAME, validate_template
+
+if TYPE_CHECKING:
+    from thermik.clients.access import StackCloud
 
 
 def add_template_arguments(parser: argparse.ArgumentParser) -> None:
@@ -98,6 +102,13 @@ class ValidateTemplate(PlainHelp):
         parser.add_argument(
             "-f", "--format", choices=("yaml", "json"), default="yaml", help="Output format"
         )
+        parser.add_argument(
+            "--ignore-errors",
+            default="",
+            metavar="CODES",
+            help="Heat error codes to ignore, comma-separated (99001: a resource type's "
+            "service is not in the cloud's catalog)",
+        )
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> int:
@@ -108,8 +119,15 @@ class ValidateTemplate(PlainHelp):
             stack = build_stack(
                 template, environment, {}, Identity(stack_name=VALIDATE_STACK_NAME), strict=False
             )
-            with cloud_constraints(self.app) as constraints:
-                validate_resources(stack, registry, custom_constraints=constraints, lenient=True)
+            ignored = [code.strip() for code in parsed_args.ignore_errors.split(",") if code]
+            with cloud_access(self.app) as cloud:
+                validate_resources(
+                    stack,
+                    registry,
+                    custom_constraints=None if cloud is None else constraint_validators(cloud),
+                    services=service_check(None if cloud is None else cloud.offers, ignored),
+                    lenient=True,
+                )
         except ThermikError as exc:
             warn_misspellings(template_or_none(parsed_args))
             return report(exc)
@@ -118,20 +136,28 @@ class ValidateTemplate(PlainHelp):
         return 0
 
 
+def constraint_validators(cloud: StackCloud) -> Mapping[str, CustomValidator]:
+    """Validators that check custom constraints (images, flavors, networks ...) with
+    ``cloud``'s look-ups, as Heat's validate does."""
+    from thermik.clients.access import constraint_validators as validators  # noqa: PLC0415
+
+    return validators(cloud)
+
+
 @contextlib.contextmanager
-def cloud_constraints(app: Any) -> Iterator[Mapping[str, CustomValidator] | None]:
-    """With ``--os-cloud`` (or the OS_* variables), validators that check custom constraints
-    (images, flavors, networks ...) against that cloud, as Heat's validate does; else none."""
+def cloud_access(app: Any) -> Iterator[StackCloud | None]:
+    """With ``--os-cloud`` (or the OS_* variables), that cloud's access, to check custom
+    constraints and the catalog's services against it; else none."""
     clients = app.settings().clients if hasattr(app, "settings") else None
     if clients is None or not clients.cloud:
         yield None
         return
-    from thermik.clients.access import StackCloud, constraint_validators  # noqa: PLC0415
+    from thermik.clients.access import StackCloud  # noqa: PLC0415
     from thermik.clients.pool import ClientPool, Credential  # noqa: PLC0415
 
     pool = ClientPool(clients)
     credential = Credential.from_cloud(clients.cloud, clients.cloud_config_file)
     try:
-        yield constraint_validators(StackCloud(pool, lambda: credential))
+        yield StackCloud(pool, lambda: credential)
     finally:
         pool.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Protocol
 
 from thermik.actors.runtime import ConvergeRequest
@@ -18,6 +18,7 @@ from thermik.engine.states import State
 from thermik.errors import LeaseConflict, StackNotFound
 from thermik.orchestration.clouds import StackClouds
 from thermik.orchestration.descriptions import TemplateDescriptions
+from thermik.orchestration.service_check import ServiceCheck, service_check
 from thermik.persistence.store import Store
 from thermik.persistence.values import NewStack, RawTemplate, Stack
 from thermik.resources import CustomValidator, Registry
@@ -124,6 +125,15 @@ class Base:
         """The custom constraint validators of one request: the cloud-free ones, and the
         cloud's when there is a cloud."""
         return with_pure(None if self.clouds is None else self.clouds.constraints(ctx))
+
+    def services(
+        self, ctx: RequestContext, ignore_errors: Collection[str] = ()
+    ) -> ServiceCheck | None:
+        """The check of one request's resource types against the caller's catalog; none
+        without a cloud."""
+        return service_check(
+            None if self.clouds is None else self.clouds.offers(ctx), ignore_errors
+        )
 
     def find_stack(
         self, ctx: RequestContext, identity: StackIdentity, *, live: bool = False

@@ -120,6 +120,7 @@ class CatalogOperations(Base):
             self.limits,
             lenient=True,
             custom_constraints=self.constraints(ctx),
+            services=self.services(ctx, ignore_errors),
         )
         return ValidationView(
             description=str(result["Description"]),
@@ -157,9 +158,13 @@ class CatalogOperations(Base):
         self, ctx: RequestContext, type_name: str, *, with_description: bool = False
     ) -> Mapping[str, Json]:
         try:
-            return self.registry.describe(type_name, with_description=with_description)
+            described = self.registry.describe(type_name, with_description=with_description)
         except ResourceTypeNotFound as exc:
             raise NotFound(exc.message) from None
+        services = self.services(ctx)
+        if services is not None:
+            services.check(type_name, type_name)
+        return described
 
     def resource_type_template(
         self, ctx: RequestContext, type_name: str, template_type: str

@@ -24,6 +24,7 @@ from thermik.errors import (
 )
 from thermik.orchestration.attribute_refs import check_attribute_references
 from thermik.orchestration.function_descriptions import DESCRIPTIONS
+from thermik.orchestration.service_check import ServiceCheck
 from thermik.resources import CustomValidator, Props, Registry, ResourcePlugin, ValidationContext
 from thermik.resources.nested_group import MemberCheck, NestedGroup
 from thermik.resources.properties import validate_properties
@@ -154,10 +155,13 @@ def check_resources(
     *,
     lenient: bool = False,
     custom_constraints: Mapping[str, CustomValidator] | None = None,
+    services: ServiceCheck | None = None,
 ) -> None:
     """Check every resource of ``definition`` (and of the nested stacks it defines), every
-    static evaluation of their functions spending one budget."""
+    static evaluation of their functions spending one budget; with ``services``, that each
+    plugin type's service is in the caller's catalog."""
     checker = _Checker(registry, limits, lenient, custom_constraints, definition.meter())
+    checker.services = services
     total = checker.stack(definition, depth=0)
     if total > limits.max_resources_per_stack:
         raise TemplateTooLarge(
@@ -182,6 +186,7 @@ class _Checker:
         self.lenient = lenient
         self.custom = custom
         self.meter = meter
+        self.services: ServiceCheck | None = None
 
     def stack(self, definition: StackDefinition, depth: int) -> int:
         """Check a stack's resources; how many resources the tree holds."""
@@ -205,6 +210,8 @@ class _Checker:
         """Check a plugin resource; how many resources the child of a group type holds."""
         name = resource.name
         plugin = self.registry.get(resource.resolved.implementation, resource=name)
+        if self.services is not None:
+            self.services.check(resource.type, resource.resolved.implementation, name)
         try:
             values = static_properties(definition, name, lenient=self.lenient, meter=self.meter)
         except (TemplateTooLarge, PropertyError):

@@ -18,6 +18,7 @@ from thermik.api.boundary import Document, StackRequest
 from thermik.conf.settings import LimitSettings
 from thermik.errors import EnvironmentError_, InvalidInput
 from thermik.orchestration.checks import check_resources
+from thermik.orchestration.service_check import ServiceCheck
 from thermik.resources import CustomValidator, Registry
 from thermik.template import (
     Environment,
@@ -159,10 +160,12 @@ def prepare(
     registry: Registry,
     limits: LimitSettings,
     custom_constraints: Mapping[str, CustomValidator] | None = None,
+    services: ServiceCheck | None = None,
 ) -> Prepared:
     """Build and fully check a stack definition, as Heat does before storing anything;
     ``custom_constraints`` check parameter and property values against the cloud (unchecked
-    when ``None``; a constraint the cloud layer has no look-up for is not checked)."""
+    when ``None``; a constraint the cloud layer has no look-up for is not checked), and
+    ``services`` that the types' services are in the caller's catalog."""
     definition = build_stack(
         template,
         environment,
@@ -172,7 +175,9 @@ def prepare(
         known_types=registry.__contains__,
         budget=limits.function_budget(),
     )
-    check_resources(definition, registry, limits, custom_constraints=custom_constraints)
+    check_resources(
+        definition, registry, limits, custom_constraints=custom_constraints, services=services
+    )
     return Prepared(
         definition=definition,
         template=dict(template.data),
@@ -188,9 +193,10 @@ def prepare_request(
     limits: LimitSettings,
     base: Mapping[str, Any] | None = None,
     custom_constraints: Mapping[str, CustomValidator] | None = None,
+    services: ServiceCheck | None = None,
 ) -> Prepared:
     """Parse and check a create/preview/adopt request (an adopt's environment is ``base``)."""
     check_sources(request)
     template = load_template(request.template, request.files, limits)
     environment = request_environment(request, template, limits, base)
-    return prepare(template, environment, identity, registry, limits, custom_constraints)
+    return prepare(template, environment, identity, registry, limits, custom_constraints, services)

@@ -165,10 +165,27 @@ class StackOperations(OutputOperations):
         name = self._free_name(ctx, request.name)
         stack_id = str(uuid.uuid4())
         identity = Identity(stack_name=name, stack_id=stack_id, project_id=ctx.tenant)
-        prepared = prepare_request(
-            request, identity, self.registry, self.limits, custom_constraints=self.constraints(ctx)
-        )
+        prepared = self._checked(ctx, request, identity)
         return self._start(ctx, request, stack_id, prepared, Action.CREATE)
+
+    def _checked(
+        self,
+        ctx: RequestContext,
+        request: StackRequest,
+        identity: Identity,
+        base: Mapping[str, Any] | None = None,
+    ) -> Prepared:
+        """The request parsed and checked as the caller's: custom constraints and the
+        types' services against the caller's cloud."""
+        return prepare_request(
+            request,
+            identity,
+            self.registry,
+            self.limits,
+            base,
+            custom_constraints=self.constraints(ctx),
+            services=self.services(ctx),
+        )
 
     def adopt_stack(self, ctx: RequestContext, request: StackRequest) -> StackIdentity:
         data = request.adopt_data
@@ -189,22 +206,14 @@ class StackOperations(OutputOperations):
         stack_id = str(uuid.uuid4())
         identity = Identity(stack_name=name, stack_id=stack_id, project_id=ctx.tenant)
         base = _adopted_environment(data)
-        prepared = prepare_request(
-            request, identity, self.registry, self.limits, base, self.constraints(ctx)
-        )
+        prepared = self._checked(ctx, request, identity, base)
         return self._start(ctx, request, stack_id, prepared, Action.ADOPT, dict(resources))
 
     def preview_stack(self, ctx: RequestContext, request: StackRequest) -> StackPreview:
         name = self._free_name(ctx, request.name)
         identity = Identity(stack_name=name, stack_id="None", project_id=ctx.tenant)
         try:
-            prepared = prepare_request(
-                request,
-                identity,
-                self.registry,
-                self.limits,
-                custom_constraints=self.constraints(ctx),
-            )
+            prepared = self._checked(ctx, request, identity)
         except PropertyValueError as exc:
             raise PropertyError(exc.preview_text(), resource=exc.resource) from None
         definition = prepared.definition

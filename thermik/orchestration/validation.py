@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 from thermik.conf.settings import LimitSettings
 from thermik.orchestration.checks import check_resources
+from thermik.orchestration.service_check import ServiceCheck
 from thermik.resources.constraints import CustomValidator
 from thermik.resources.net_constraints import with_pure
 from thermik.resources.registry import Registry
@@ -31,19 +32,26 @@ def validate_resources(
     custom_constraints: Mapping[str, CustomValidator] | None = None,
     limits: LimitSettings | None = None,
     lenient: bool = False,
+    services: ServiceCheck | None = None,
 ) -> None:
     """Raise the first error found in any resource's type or properties (the cloud-free
     custom constraints apply with ``custom_constraints``, or alone without). ``lenient``
     checks a template as Heat's validate does: what needs a parameter given no value is not
-    judged.
+    judged. ``services`` checks that each type's service is in the caller's catalog.
 
     Raises:
         ResourceTypeNotFound: a built-in type that no plugin implements.
         PropertyError: a property fails its schema; the path names resource and property.
         FunctionError, ParameterError: a function in a property cannot be resolved.
         TemplateTooLarge: more resources or deeper nesting than ``limits`` allow.
+        ResourceTypeUnavailable: a type's service is not in the catalog (with ``services``).
     """
     custom = with_pure(custom_constraints)
     check_resources(
-        stack, registry, limits or LimitSettings(), custom_constraints=custom, lenient=lenient
+        stack,
+        registry,
+        limits or LimitSettings(),
+        custom_constraints=custom,
+        lenient=lenient,
+        services=services,
     )
