@@ -71,9 +71,13 @@ def test_the_deadline_fails_the_stack_and_cancels_what_runs(harness: Harness) ->
     assert harness.wait(stack_id) == "CREATE_FAILED"
     assert harness.reason(stack_id) == "Timed out"
     assert harness.states(stack_id) == {"quick": "CREATE_COMPLETE", "slow": "CREATE_FAILED"}
-    assert harness.live(stack_id)["slow"].status_reason == (
-        f'CREATE aborted (Task create from TestResource "slow" Stack "s" [{stack_id}] Timed out)'
+    slow = harness.live(stack_id)["slow"]
+    # As Heat words it: the physical id (set before the action waits) names the resource too.
+    assert slow.status_reason == (
+        f'CREATE aborted (Task create from TestResource "slow" [{slow.physical_resource_id}] '
+        f'Stack "s" [{stack_id}] Timed out)'
     )
+    assert slow.physical_resource_id
     assert harness.locked(stack_id) == []
 
 
