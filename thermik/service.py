@@ -233,7 +233,20 @@ def build_deployments(
         default_signal_transport=delivery.default_deployment_signal_transport,
         max_signal_size=delivery.max_signal_size,
         api_url=api_url,
+        agent_zaqar=agent_zaqar(settings, backend),
     )
+
+
+def agent_zaqar(settings: Settings, backend: DeliveryBackend) -> DeliveryBackend | None:
+    """Zaqar as the servers' stack users reach it (their catalog's ``messaging``), beside a
+    configured backend that is no Zaqar, when a stack user domain gives servers such users."""
+    if backend.config_transport == "ZAQAR_MESSAGE":
+        return None
+    if not settings.keystone.stack_domain.configured:
+        return None
+    from thermik.delivery.impl_zaqar import CatalogZaqarBackend  # noqa: PLC0415
+
+    return CatalogZaqarBackend.from_settings(settings)
 
 
 def served_api_url(settings: Settings) -> str:

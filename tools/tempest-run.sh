@@ -12,7 +12,9 @@
 # network with a router in the demo project; all of it is removed again at exit. thermik-api runs
 # in service mode (keystonemiddleware, Keystone trusts, stack domain users, SQLite) from
 # .state/tempest/thermik.conf; tempest's workspace, its tempest.conf, the server's log and the
-# results (api.subunit, functional.subunit, summary.md) are in .state/tempest too.
+# results (api.subunit, functional.subunit, summary.md) are in .state/tempest too. The tests that
+# play a server's agent find os-collect-config in .venv-tempest and heat_config_notify_script is
+# tools/realparts/tempest/notify.py (ZAQAR_SIGNAL with zaqarclient's v2 API).
 #
 # Usage: tools/tempest-run.sh [REGEX]   (default: every API and functional test)
 # Environment: TEMPEST_CONCURRENCY (functional tests, default 2: the API tests of a gabbi file
@@ -160,13 +162,16 @@ build_interval = 1
 skip_scenario_tests = True
 hidden_stack_tag = data-processing-cluster
 volume_size = 1
+heat_config_notify_script = $RP_DIR/tempest/notify.py
 
 [heat_features_enabled]
 stack_cancel = True
 multi_cloud = False
 EOF
 
-export OS_TEST_TIMEOUT=${OS_TEST_TIMEOUT:-300} PYTHONWARNINGS=ignore
+# ZaqarSignalTransportTest plays the server: it runs os-collect-config (from PATH) to pop the
+# server's queue and heat_config_notify_script (notify.py, with the venv's Python) to signal.
+export OS_TEST_TIMEOUT=${OS_TEST_TIMEOUT:-300} PYTHONWARNINGS=ignore PATH="$venv/bin:$PATH"
 # run_part NAME REGEX CONCURRENCY: one tempest run, its subunit stream kept as it comes.
 run_part() {
     local name=$1 regex=$2 concurrency=$3 started=$SECONDS

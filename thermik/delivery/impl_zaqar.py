@@ -14,14 +14,24 @@ gets its own signal queue plus a pre-signed URL (POST on ``messages``) stored in
 A server whose agent has Keystone credentials of its own (an ``OS::Nova::Server``'s stack
 domain user) gets its queue in that user's project, and the engine creates it, posts to it and
 deletes it *as that user* (a Zaqar behind Keystone gives a queue to the project of the token, as
-Heat's Zaqar push does); the Keystone session is kept per agent. Everything else (servers
-without credentials, signal queues) uses the engine's own client: the ``noauth`` backend with
-``[zaqar] project_id`` (a Keystone-less Zaqar trusts ``X-Project-ID``).
+Heat's Zaqar push does); the Keystone session is kept per agent. A deployment
+action whose :attr:`~thermik.delivery.base.DeploymentRef.credentials` log in to Keystone gets its
+signal queue there too: heat-config-notify posts to it as that user, the engine pops it as that
+user. Everything else (servers without credentials, other signal queues) uses the engine's own
+client: the ``noauth`` backend with ``[zaqar] project_id`` (a Keystone-less Zaqar trusts
+``X-Project-ID``).
+
+:class:`CatalogZaqarBackend` (``zaqar-catalog``) is the same delivery without a configured
+Zaqar: every queue is reached as its agent, through the ``messaging`` endpoint of the agent's
+Keystone catalog (in its ``region_name``), as Heat reaches Zaqar. The composition root puts it
+beside an engine's configured backend when that one offers no Zaqar, so that servers with a
+stack user of their own get ``ZAQAR_MESSAGE`` and their deployments ``ZAQAR_SIGNAL``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -68,6 +78,8 @@ _SIGNAL_INPUTS = {
 _POP_BATCH = 10
 #: The agent credentials a queue of the agent's own project is reached with.
 _LOGIN_KEYS = ("auth_url", "user_id", "password", "project_id")
+#: The signal inputs a signal queue of an agent's own project is reached with, by agent key.
+_LOGIN_INPUTS = {key: _SIGNAL_INPUTS[key] for key in (*_LOGIN_KEYS, "region_name")}
 #: Locator key of an endpoint whose queue is reached as its agent.
 _AS_AGENT = "as_agent"
 LOG = logging.getLogger(__name__)
@@ -91,6 +103,17 @@ def map_zaqar_errors(action: str = "Zaqar request") -> Iterator[None]:
         raise kind(f"{action} failed: {exc}") from exc
 
 
+def logs_in(agent: Mapping[str, Any]) -> bool:
+    """Whether the agent settings or credentials ``agent`` log in to Keystone."""
+    return all(agent.get(key) for key in _LOGIN_KEYS)
+
+
+def agent_of_inputs(inputs: Mapping[str, str]) -> dict[str, str]:
+    """The agent credentials a ZAQAR_SIGNAL endpoint's ``inputs`` carry (heat-config-notify
+    logs in with them), keyed as agent settings are."""
+    return {key: inputs[name] for key, name in _LOGIN_INPUTS.items() if inputs.get(name)}
+
+
 def queue_name(prefix: str, *parts: str) -> str:
     """A valid Zaqar queue name for ``parts`` (hashed when they would not fit or are unsafe)."""
     name = "-".join((prefix, *parts))
@@ -109,12 +132,23 @@ class ZaqarBackend(DeliveryBackend):
     def __init__(
         self, settings: ZaqarSettings, *, prefix: str = "thermik", max_signal_size: int = 1048576
     ) -> None:
-        if not settings.url:
-            raise ConfigError("is required for the zaqar delivery backend", path=("zaqar", "url"))
         self._settings = settings
         self._prefix = prefix
         self._max_signal_size = max_signal_size
-        self._client = zaqar_client.Client(
+        self._client = self._engine_client(settings)
+        self._lock = threading.Lock()
+        self._last_posted: dict[str, Mapping[str, Any]] = {}
+        self._agent_clients: dict[tuple[str, ...], Any] = {}
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Self:
+        return cls(settings.zaqar, max_signal_size=settings.delivery.max_signal_size)
+
+    def _engine_client(self, settings: ZaqarSettings) -> Any:
+        """The engine's own client of the configured Zaqar (``noauth``)."""
+        if not settings.url:
+            raise ConfigError("is required for the zaqar delivery backend", path=("zaqar", "url"))
+        return zaqar_client.Client(
             settings.url,
             version=2,
             conf={
@@ -124,13 +158,6 @@ class ZaqarBackend(DeliveryBackend):
                 }
             },
         )
-        self._lock = threading.Lock()
-        self._last_posted: dict[str, Mapping[str, Any]] = {}
-        self._agent_clients: dict[tuple[str, ...], Any] = {}
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Self:
-        return cls(settings.zaqar, max_signal_size=settings.delivery.max_signal_size)
 
     def _queue(self, name: str, *, create: bool = False, client: Any = None) -> Any:
         with map_zaqar_errors(f"opening queue {name}"):
@@ -139,27 +166,38 @@ class ZaqarBackend(DeliveryBackend):
     def _client_for(self, agent: Mapping[str, Any]) -> Any:
         """The client acting as the agent whose settings are ``agent`` (its own project's
         queues), or the engine's own when the agent has no Keystone credentials."""
-        if not all(agent.get(key) for key in _LOGIN_KEYS):
+        if not logs_in(agent):
+            if self._client is None:
+                raise DeliveryRejected(
+                    "a queue reached through Keystone's catalog needs the agent's Keystone "
+                    "credentials (auth_url, user_id, password, project_id)"
+                )
             return self._client
-        key = tuple(str(agent[k]) for k in _LOGIN_KEYS)
+        region = str(agent.get("region_name") or "")
+        key = (*(str(agent[k]) for k in _LOGIN_KEYS), region)
         with self._lock:
             found = self._agent_clients.get(key)
         if found is not None:
             return found
         auth = ks_v3.Password(auth_url=key[0], user_id=key[1], password=key[2], project_id=key[3])
+        options = {"os_project_id": key[3]}
+        if region:  # where the catalog's messaging endpoint is looked up (no configured URL)
+            options["os_region_name"] = region
         made = zaqar_client.Client(
-            self._settings.url,
+            self._settings.url or None,
             version=2,
-            conf={"auth_opts": {"backend": "keystone", "options": {"os_project_id": key[3]}}},
+            conf={"auth_opts": {"backend": "keystone", "options": options}},
             session=ks_session.Session(auth=auth),
         )
         with self._lock:
             return self._agent_clients.setdefault(key, made)
 
     def _endpoint_client(self, endpoint: MetadataEndpoint | SignalEndpoint) -> Any:
-        if isinstance(endpoint, MetadataEndpoint) and endpoint.locator.get(_AS_AGENT):
+        if not endpoint.locator.get(_AS_AGENT):
+            return self._client
+        if isinstance(endpoint, MetadataEndpoint):
             return self._client_for(endpoint.collector_settings)
-        return self._client
+        return self._client_for(agent_of_inputs(endpoint.inputs))
 
     def provision(self, server: ServerRef) -> MetadataEndpoint:
         name = queue_name(self._prefix, server.server_id)
@@ -171,7 +209,8 @@ class ZaqarBackend(DeliveryBackend):
         settings: dict[str, Any] = {
             key: server.credentials[key] for key in _AGENT_KEYS if key in server.credentials
         }
-        settings.setdefault("project_id", self._settings.project_id)
+        if self._client is not None:
+            settings.setdefault("project_id", self._settings.project_id)
         settings["queue_id"] = name
         return MetadataEndpoint(
             backend=self.name,
@@ -208,9 +247,15 @@ class ZaqarBackend(DeliveryBackend):
 
     def provision_signal(self, deployment: DeploymentRef) -> SignalEndpoint:
         name = queue_name(self._prefix, "signal", deployment.deployment_id, deployment.config_id)
-        queue = self._queue(name, create=True)
-        with map_zaqar_errors(f"signing queue {name}"):
-            signed = queue.signed_url(paths=["messages"], methods=["POST"])
+        client = self._client_for(deployment.credentials)
+        queue = self._queue(name, create=True, client=client)
+        locator = {"queue": name}
+        if client is self._client:  # a queue of the engine's project: signed for the agent
+            with map_zaqar_errors(f"signing queue {name}"):
+                signed = queue.signed_url(paths=["messages"], methods=["POST"])
+            locator["signed_url"] = json.dumps(signed, sort_keys=True)
+        else:
+            locator[_AS_AGENT] = "1"
         inputs = {
             _SIGNAL_INPUTS[key]: value
             for key, value in deployment.credentials.items()
@@ -222,7 +267,7 @@ class ZaqarBackend(DeliveryBackend):
             deployment_id=deployment.deployment_id,
             transport="ZAQAR_SIGNAL",
             inputs=inputs,
-            locator={"queue": name, "signed_url": json.dumps(signed, sort_keys=True)},
+            locator=locator,
         )
 
     def collect_signals(self, endpoint: SignalEndpoint) -> list[Mapping[str, Any]]:
@@ -230,7 +275,7 @@ class ZaqarBackend(DeliveryBackend):
         raises InvalidSignal: a popped message cannot be put back."""
         name = endpoint.locator["queue"]
         bodies: list[Any] = []
-        queue = self._queue(name)
+        queue = self._queue(name, client=self._endpoint_client(endpoint))
         while True:
             with map_zaqar_errors(f"popping queue {name}"):
                 batch = [message.body for message in queue.pop(count=_POP_BATCH)]
@@ -260,3 +305,21 @@ class ZaqarBackend(DeliveryBackend):
             self._queue(name, client=self._endpoint_client(endpoint)).delete()
         with self._lock:
             self._last_posted.pop(name, None)
+
+
+class CatalogZaqarBackend(ZaqarBackend):
+    """ZAQAR_MESSAGE and ZAQAR_SIGNAL as the agents, through their Keystone catalog's Zaqar.
+
+    It serves only servers (and signals only deployment actions) whose credentials log in to
+    Keystone; ``[zaqar] url`` is ignored, ``[zaqar] message_ttl`` applies.
+    """
+
+    name = "zaqar-catalog"
+
+    def _engine_client(self, settings: ZaqarSettings) -> Any:
+        return None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Self:
+        plain = dataclasses.replace(settings.zaqar, url=None)
+        return cls(plain, max_signal_size=settings.delivery.max_signal_size)

@@ -9,6 +9,9 @@ delivery backend and the per-server metadata writers:
 - servers with POLL_SERVER_HEAT and a stack user are served by the REST API from the database
   (:mod:`thermik.delivery.api_polled`, beside the configured backend); their deployments'
   HEAT_SIGNAL inputs carry the server's agent credentials;
+- servers whose agent logs in to Keystone may ask for ZAQAR_MESSAGE, and their deployments for
+  ZAQAR_SIGNAL, whatever the configured backend: ``agent_zaqar`` (the catalog's Zaqar, reached
+  as the agent) serves them beside it;
 - signals arrive three ways and are judged the same way (:mod:`thermik.deployments.signals`):
   pushed by the builtin backend the moment the agent PUTs them (the resource is then woken),
   collected from the backend when the resource polls (Swift objects, Zaqar queues), or sent to
@@ -74,7 +77,7 @@ def state_of(row: SoftwareDeployment, handle: DeploymentHandle) -> DeploymentSta
 class DeploymentService:
     """Software configs, server endpoints and deployments of one engine process."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - keyword-only past the backend, one per delivery option
         self,
         store: Store,
         backend: DeliveryBackend,
@@ -85,13 +88,17 @@ class DeploymentService:
         max_signal_size: int = 1048576,
         writer_threads: int = 8,
         api_url: str | None = None,
+        agent_zaqar: DeliveryBackend | None = None,
     ) -> None:
         self.store = store
         self.backend = backend
+        #: Zaqar as the agents reach it, when the configured backend is no Zaqar (see above).
+        self._agent_zaqar = agent_zaqar
         #: The root of the REST API serving this engine (see :attr:`api_url`).
         self._api_url = api_url
         #: Every endpoint goes to the backend that made it (the API-polled ones too).
-        self.routed = RoutedBackend(backend, (ApiPolledBackend(),))
+        extra = () if agent_zaqar is None else (agent_zaqar,)
+        self.routed = RoutedBackend(backend, (ApiPolledBackend(), *extra))
         self._defaults = (default_config_transport, default_signal_transport)
         self.endpoints = ServerEndpoints(store)
         self.source = StoreMetadataSource(store, self.endpoints)
@@ -216,11 +223,21 @@ class DeploymentService:
         if transports.polls_api(transport, server.credentials):
             endpoint = self.routed.named(ApiPolledBackend.name).provision(server)
             return ServerRecord(endpoint, dict(metadata), tuple(default_collectors))
+        if self._agent_zaqar is not None and self._zaqar_as_agent(transport, server.credentials):
+            endpoint = self._agent_zaqar.provision(server)
+            return ServerRecord(endpoint, dict(metadata), tuple(default_collectors))
         transports.config_transport(
             transport, default, self.backend.config_transport, self.backend.name
         )
         endpoint = self.backend.provision(server)
         return ServerRecord(endpoint, dict(metadata), tuple(default_collectors))
+
+    def _zaqar_as_agent(self, requested: str, agent_settings: Mapping[str, Any]) -> bool:
+        offered = self.backend.signal_transport
+        if requested == transports.ZAQAR_MESSAGE:
+            offered = self.backend.config_transport
+        catalog = self._agent_zaqar is not None
+        return transports.zaqar_as_agent(requested, offered, agent_settings, catalog)
 
     def server_agent_config(self, server_id: str) -> Mapping[str, Any] | None:
         record = self.endpoints.get(server_id)
@@ -252,12 +269,16 @@ class DeploymentService:
                 "SOFTWARE_CONFIG, of this engine",
                 resource=request.owner,
             )
-        transport = transports.signal_transport(
-            request.signal_transport,
-            self._defaults[1],
-            self.backend.signal_transport,
-            self.backend.name,
-        )
+        agent = self._agent_settings(request.server_id)
+        if self._zaqar_as_agent(request.signal_transport, agent):
+            transport = transports.ZAQAR_SIGNAL
+        else:
+            transport = transports.signal_transport(
+                request.signal_transport,
+                self._defaults[1],
+                self.backend.signal_transport,
+                self.backend.name,
+            )
         config_id = str(uuid.uuid4())
         signal = self._signal_endpoint(request, config_id, transport)
         self._store_derived(request, config_id, transport, signal)
@@ -281,8 +302,19 @@ class DeploymentService:
     ) -> SignalEndpoint | None:
         if transport in transports.BACKENDLESS_SIGNALS:
             return None
-        ref = DeploymentRef(request.deployment_id, request.server_id, config_id)
+        agent = self._agent_settings(request.server_id)
+        ref = DeploymentRef(request.deployment_id, request.server_id, config_id, agent)
+        if self._agent_zaqar is not None and self._zaqar_as_agent(transport, agent):
+            return self._agent_zaqar.provision_signal(ref)
         return self.backend.provision_signal(ref)
+
+    def _agent_settings(self, server_id: str) -> dict[str, str]:
+        """The Keystone credentials of the server's agent (its collector's settings), if any:
+        a signal queue of the agent's own project is posted to with them."""
+        record = self.endpoints.get(server_id)
+        settings = {} if record is None else record.endpoint.collector_settings
+        keys = ("auth_url", "user_id", "password", "project_id", "region_name")
+        return {key: str(settings[key]) for key in keys if settings.get(key)}
 
     def _store_derived(
         self,
@@ -381,7 +413,7 @@ class DeploymentService:
             endpoint = SignalEndpoint.from_dict(handle.signal)
             self.routes.drop(endpoint)
             try:
-                self.backend.revoke(endpoint)
+                self.routed.revoke(endpoint)
             except DeliveryError as error:
                 LOG.warning("signal endpoint of %s not revoked: %s", handle.deployment_id, error)
 
@@ -406,7 +438,7 @@ class DeploymentService:
     def _collect(self, handle: DeploymentHandle) -> None:
         assert handle.signal is not None
         try:
-            payloads = self.backend.collect_signals(SignalEndpoint.from_dict(handle.signal))
+            payloads = self.routed.collect_signals(SignalEndpoint.from_dict(handle.signal))
         except DeliveryError as error:
             LOG.warning("signals of deployment %s not collected: %s", handle.deployment_id, error)
             return
@@ -473,7 +505,7 @@ class DeploymentService:
         if route is None:
             return
         try:
-            payloads = self.backend.collect_signals(route.endpoint)
+            payloads = self.routed.collect_signals(route.endpoint)
         except DeliveryError as error:
             LOG.warning("pushed signal of %s not read: %s", route.handle.deployment_id, error)
             return

@@ -12,6 +12,11 @@ A server that asks for ``POLL_SERVER_HEAT`` with the credentials of a stack user
 (an ``OS::Nova::Server`` of an engine with a stack user domain) really gets it: its agent
 polls the REST API (:func:`polls_api`), and the HEAT_SIGNAL deployments to it signal with
 those credentials (:func:`heat_signal_inputs`).
+
+Such a server (any whose agent logs in to Keystone) may also ask for ``ZAQAR_MESSAGE``, and its
+deployments for ``ZAQAR_SIGNAL``, from an engine whose backend offers no Zaqar: when the engine
+reaches Zaqar through Keystone's catalog, the queues are the agent's own
+(:func:`zaqar_as_agent`).
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ SIGNAL_ALIASES = frozenset({"CFN_SIGNAL"})
 HEAT_SIGNAL, NO_SIGNAL = "HEAT_SIGNAL", "NO_SIGNAL"
 BACKENDLESS_SIGNALS = frozenset({HEAT_SIGNAL, NO_SIGNAL})
 POLL_SERVER_HEAT = "POLL_SERVER_HEAT"
+ZAQAR_MESSAGE, ZAQAR_SIGNAL = "ZAQAR_MESSAGE", "ZAQAR_SIGNAL"
+#: What an agent logs in to Keystone with.
+_LOGIN_KEYS = ("auth_url", "user_id", "password", "project_id")
 #: heat-config-notify's HEAT_SIGNAL inputs, from the agent's collector settings.
 _HEAT_SIGNAL_INPUTS = {
     "auth_url": "deploy_auth_url",
@@ -41,6 +49,21 @@ def polls_api(requested: str, credentials: Mapping[str, Any]) -> bool:
     POLL_SERVER_HEAT with a stack user's credentials and the resource they read."""
     return requested == POLL_SERVER_HEAT and bool(
         credentials.get("user_id") and credentials.get("stack_id")
+    )
+
+
+def zaqar_as_agent(
+    requested: str, offered: str, agent_settings: Mapping[str, Any], catalog_zaqar: bool
+) -> bool:
+    """Whether ``requested`` (``ZAQAR_MESSAGE`` of a server, ``ZAQAR_SIGNAL`` of a deployment)
+    goes through the agent's own Zaqar queues: the backend does not offer it (``offered``), the
+    engine reaches Zaqar through the catalog, and ``agent_settings`` (the server's agent
+    credentials, or its collector's settings) log in to Keystone."""
+    return (
+        requested in (ZAQAR_MESSAGE, ZAQAR_SIGNAL)
+        and requested != offered
+        and catalog_zaqar
+        and all(agent_settings.get(key) for key in _LOGIN_KEYS)
     )
 
 

@@ -12,9 +12,12 @@ collector); heat-agents run the scripts once each and heat-config-notify signals
 through the API with the same user. That user reads nothing else (another resource, another
 stack, the stack list) and is deleted with the server.
 
-ZAQAR_MESSAGE signals with HEAT_SIGNAL, not ZAQAR_SIGNAL: heat-config-notify sends ZAQAR_SIGNAL
-with python-zaqarclient's v1 API, which python-zaqarclient 4 (the only one on PyPI the agent
-installs with current Python) no longer has.
+With ``[delivery] backend = zaqar``, ZAQAR_MESSAGE signals with HEAT_SIGNAL: heat-agents'
+heat-config-notify sends ZAQAR_SIGNAL with python-zaqarclient's v1 API, which
+python-zaqarclient 4 (the only one on PyPI the agent installs with current Python) no longer
+has. On the builtin backend, the server's queue and ZAQAR_SIGNAL queues are in the Zaqar of
+the stack user's catalog; the agent signals them with the tempest host's notifier
+(``tools/realparts/tempest/notify.py``, zaqarclient's v2 API) in place of heat-agents' script.
 """
 
 from __future__ import annotations
@@ -47,15 +50,17 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:'cgi' is deprecated:DeprecationWarning"),
 ]
 PREFIX = "agentks"
+#: The tempest host's heat-config-notify (ZAQAR_SIGNAL with zaqarclient's v2 API).
+NOTIFY = Path(__file__).parents[3] / "tools" / "realparts" / "tempest" / "notify.py"
 WAIT = 90.0
 
 
-def heat_signal_template() -> dict[str, Any]:
-    """The deployments template of test_server_deployments, signalling with HEAT_SIGNAL."""
+def signal_template(signal: str) -> dict[str, Any]:
+    """The deployments template of test_server_deployments, signalling with ``signal``."""
     template: dict[str, Any] = yaml.safe_load(DEPLOYMENTS)
     template["heat_template_version"] = "2018-08-31"  # YAML reads a date
     for name in ("first", "second", "third"):
-        template["resources"][name]["properties"]["signal_transport"] = "HEAT_SIGNAL"
+        template["resources"][name]["properties"]["signal_transport"] = signal
     return template
 
 
@@ -221,6 +226,37 @@ def test_a_server_pops_its_metadata_from_its_own_zaqar_queue_as_its_stack_user(
     assert boot.agent_config["zaqar"]["queue_id"]
 
 
+def test_a_builtin_engine_delivers_through_the_catalogs_zaqar_and_takes_zaqar_signals(
+    tmp_path: Path,
+    cloud_env: CloudEnv,
+    trustee: TrusteeSettings,
+    domain: StackDomainSettings,
+    admin: Connection,
+    agent_sandbox: AgentSandbox,
+    zaqar_keystone_env: ZaqarKeystoneEnv,
+) -> None:
+    """The builtin backend offers no Zaqar: the server's queue and the deployments' signal
+    queues are in the Zaqar of the stack user's catalog, reached as that user. The agent's
+    notifier is the tempest host's (heat-agents' posts with zaqarclient's lost v1 API)."""
+    notifier = agent_sandbox.path / "bin" / "heat-config-notify"
+    notifier.write_text(
+        "#!/usr/bin/env python3\nimport runpy\n"
+        f"runpy.run_path({str(NOTIFY)!r}, run_name='__main__')\n"
+    )
+    boot = deploy_end_to_end(
+        tmp_path,
+        cloud_env,
+        trustee,
+        domain,
+        admin,
+        agent_sandbox,
+        "ZAQAR_MESSAGE",
+        zaqar_keystone_env,
+        configured=False,
+    )
+    assert boot.agent_config["zaqar"]["queue_id"]
+
+
 def deploy_end_to_end(
     tmp_path: Path,
     cloud_env: CloudEnv,
@@ -230,13 +266,20 @@ def deploy_end_to_end(
     agent_sandbox: AgentSandbox,
     transport: str,
     zaqar: ZaqarKeystoneEnv | None = None,
+    *,
+    configured: bool = True,
 ) -> Any:
     """The stack of three deployments to a server with ``transport``, created, run by the
-    agent and deleted; the server's boot data (its agent's credentials are deleted by then)."""
+    agent and deleted; the server's boot data (its agent's credentials are deleted by then).
+    With ``zaqar``, Zaqar is in the catalog and, when ``configured``, the delivery backend
+    (the deployments signal with HEAT_SIGNAL); else the backend is builtin and they signal
+    with ZAQAR_SIGNAL."""
     collector = {"POLL_SERVER_HEAT": "heat", "ZAQAR_MESSAGE": "zaqar"}[transport]
     region = f"{PREFIX}-{uuid.uuid4().hex[:8]}"
     zaqar_url = None if zaqar is None else zaqar.url
-    api = ApiProcess(configure(tmp_path, cloud_env, trustee, domain, region, zaqar_url))
+    backend_url = zaqar_url if configured else None
+    signal = "HEAT_SIGNAL" if configured else "ZAQAR_SIGNAL"
+    api = ApiProcess(configure(tmp_path, cloud_env, trustee, domain, region, backend_url))
     demo = Demo(api, cloud_env)
     name = f"{PREFIX}-{uuid.uuid4().hex[:8]}"
     marks = tmp_path / "marks"
@@ -249,7 +292,7 @@ def deploy_end_to_end(
         with agent_region(cloud_env, region, services):
             stack = demo.create(
                 name,
-                heat_signal_template(),
+                signal_template(signal),
                 image=cloud_env.image,
                 flavor=cloud_env.flavor,
                 public=cloud_env.public_network,
