@@ -26,8 +26,6 @@ from thermik.errors import CloudConflict, CloudError, CloudFault, CloudGone, Clo
 
 #: The service type of orchestration APIs in the catalog.
 SERVICE_TYPE = "orchestration"
-#: The service type of Barbican, which keeps a remote cloud's credential.
-KEY_MANAGER = "key-manager"
 
 
 class EndpointMissing(CloudFault):
@@ -97,11 +95,6 @@ def missing_message(interface: str, region: str | None) -> str:
     remote stack errors quote)."""
     where = region or "the default"
     return f"{interface} endpoint for {SERVICE_TYPE} service in {where} region not found"
-
-
-def has_key_manager(conn: Connection, target: Target) -> bool:
-    """Whether the catalog has a key manager (Barbican) in the target's region."""
-    return endpoint(conn, target, KEY_MANAGER) is not None
 
 
 def validate(conn: Connection, target: Target, body: Mapping[str, Any]) -> None:

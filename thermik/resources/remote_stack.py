@@ -102,7 +102,7 @@ def check_remote(client: CloudClient, props: Props, body: Mapping[str, Any]) -> 
     """Validate a remote stack as Heat does before anything is stored: reach the region's
     endpoint, then have it validate the template. The error message, or ``None``."""
     where = target_of(props)
-    refuse_secret(client, props)
+    refuse_secret(props)
     try:
         client.call(lambda conn: orchestration.base_url(conn, where))
     except CloudError as error:
@@ -114,29 +114,20 @@ def check_remote(client: CloudClient, props: Props, body: Mapping[str, Any]) -> 
     return None
 
 
-def refuse_secret(client: CloudClient, props: Props) -> None:
-    """Refuse ``credential_secret_id``: its Barbican secret cannot be read here.
+def refuse_secret(props: Props) -> None:
+    """Refuse ``credential_secret_id``: this engine reads no other cloud's credentials from
+    Barbican.
 
     Raises:
-        PropertyError: the catalog has no key manager, or (with one) reading credentials from
-            it is not supported by this engine.
+        PropertyError: the context names a secret.
     """
     context = props.get("context") or {}
-    if not context.get("credential_secret_id"):
-        return
-    where = ("properties", "context", "credential_secret_id")
-    found = client.call(lambda conn: orchestration.has_key_manager(conn, target_of(props)))
-    if not found:
+    if context.get("credential_secret_id"):
         raise PropertyError(
-            "credential_secret_id names a Barbican secret, but the cloud's catalog has no "
-            "key-manager service to read it from",
-            path=where,
+            "credential_secret_id (credentials of another cloud kept in Barbican) is not "
+            "supported by this engine; use region_name to reach another region of this cloud",
+            path=("properties", "context", "credential_secret_id"),
         )
-    raise PropertyError(
-        "credential_secret_id (credentials of another cloud kept in Barbican) is not "
-        "supported by this engine; use region_name to reach another region of this cloud",
-        path=where,
-    )
 
 
 @dataclasses.dataclass
@@ -149,7 +140,7 @@ class RemoteStack:
     def create(self, ctx: ResourceContext, props: Props, nested: NestedTemplate) -> Progress:
         """Create the remote stack once (found by its creation tag if a crash interrupted it)."""
         client, where = self._client(ctx, props)
-        refuse_secret(client, props)
+        refuse_secret(props)
         body = {**stack_body(nested), "stack_name": physical_resource_name(ctx)}
 
         def find(tag: str) -> str | None:
@@ -165,7 +156,7 @@ class RemoteStack:
     def update(self, ctx: ResourceContext, props: Props, nested: NestedTemplate) -> Progress:
         """Update the remote stack to ``nested`` (none yet: create it)."""
         client, where = self._client(ctx, props)
-        refuse_secret(client, props)
+        refuse_secret(props)
         stack_id = self._stack_id(ctx, client, where)
         state = None if stack_id is None else self._show(client, where, stack_id)
         if state is None or state.action == "DELETE":

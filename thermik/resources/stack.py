@@ -21,6 +21,7 @@ from thermik.resources.remote_stack import (
     RemoteStackInvalid,
     checked_by,
     is_remote,
+    refuse_secret,
     stack_body,
 )
 from thermik.resources.remote_stack import needs_replacement as remote_replacement
@@ -46,24 +47,29 @@ class Stack(NestedStackResource):
     properties_schema: ClassVar[PropertiesSchema] = {
         "context": PropertySchema(
             Type.MAP,
-            "Where and how to reach the orchestration API.",
+            "Where the stack lives: with region_name it is made through that region's "
+            "orchestration endpoint of the Keystone catalog (Thermik's or Heat's), acting for "
+            "the stack's user; without, it is a nested stack of this engine.",
             schema={
-                "region_name": PropertySchema(Type.STRING, "Region to create the stack in."),
+                "region_name": PropertySchema(
+                    Type.STRING, "Region to create the stack in (a change replaces it)."
+                ),
                 "credential_secret_id": PropertySchema(
                     Type.STRING,
-                    "Barbican secret holding credentials for a remote cloud.",
+                    "Barbican secret holding credentials for a remote cloud (not supported: "
+                    "refused with its reason).",
                     update_allowed=True,
                     support_status=SupportStatus(version="12.0.0"),
                 ),
                 "ca_cert": PropertySchema(
                     Type.STRING,
-                    "CA certificate to verify the API with.",
+                    "CA certificate (PEM) to verify the remote orchestration API with.",
                     update_allowed=True,
                     support_status=SupportStatus(version="12.0.0"),
                 ),
                 "insecure": PropertySchema(
                     Type.BOOLEAN,
-                    "Do not verify the API's certificate.",
+                    "Do not verify the remote orchestration API's certificate.",
                     default=False,
                     update_allowed=True,
                     support_status=SupportStatus(version="12.0.0"),
@@ -102,6 +108,7 @@ class Stack(NestedStackResource):
         document = _template_document(template)
         if not is_remote(props) or vctx.unresolved(props.get("context")):
             return
+        refuse_secret(props)
         nested = self._nested(props, document, vctx.files)
         if vctx.unresolved(nested.parameters):
             return

@@ -137,3 +137,9 @@ def test_a_template_that_is_not_a_mapping_is_refused_before_any_remote_check() -
     with pytest.raises(PropertyError, match="YAML or JSON mapping") as raised:
         Stack().validate(props("- a list"), ValidationContext())
     assert raised.value.path == ("properties", "template")
+
+
+def test_credentials_of_another_cloud_are_refused_with_their_reason() -> None:
+    with pytest.raises(PropertyError, match=r"credential_secret_id .* is not supported") as raised:
+        Stack().validate(props(credential_secret_id="s1"), ValidationContext())
+    assert raised.value.path == ("properties", "context", "credential_secret_id")
