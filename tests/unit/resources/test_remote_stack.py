@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from thermik.clients.orchestration import Target, missing_message
+from thermik.clients.orchestration import Target, missing_message, split_status
 from thermik.errors import InvalidInput, PropertyError
 from thermik.resources.context import ValidationContext
 from thermik.resources.nested_services import NestedTemplate
@@ -60,6 +60,22 @@ def test_the_endpoint_missing_message_is_keystoneauths() -> None:
         missing_message("public", "DARKHOLE")
         == "public endpoint for orchestration service in DARKHOLE region not found"
     )
+
+
+@pytest.mark.parametrize(
+    ("stack_status", "parts"),
+    [
+        ("CREATE_IN_PROGRESS", ("CREATE", "PROGRESS")),
+        ("UPDATE_COMPLETE", ("UPDATE", "COMPLETE")),
+        ("SUSPEND_FAILED", ("SUSPEND", "FAILED")),
+        ("", ("", "")),
+    ],
+)
+def test_a_remote_stacks_status_splits_into_its_action_and_status(
+    stack_status: str, parts: tuple[str, str]
+) -> None:
+    # Heat's API shows only stack_status; waiting compares the action and the status.
+    assert split_status(stack_status) == parts
 
 
 def test_heats_words_for_an_unreachable_region_and_a_refused_template() -> None:
