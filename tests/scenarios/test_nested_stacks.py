@@ -302,7 +302,7 @@ def test_os_heat_stack_runs_a_local_child(nested: Harness) -> None:
     assert tree(nested, stack_id) == []
 
 
-def test_os_heat_stack_refuses_a_remote_stack(nested: Harness) -> None:
+def test_os_heat_stack_fails_a_remote_stack_without_a_cloud(nested: Harness) -> None:
     template = {
         "heat_template_version": HOT,
         "resources": {
@@ -317,7 +317,7 @@ def test_os_heat_stack_refuses_a_remote_stack(nested: Harness) -> None:
     }
     stack_id = store_stack(nested, template)
     assert nested.run(stack_id, Action.CREATE) == "CREATE_FAILED"
-    assert "remote stacks are not supported" in nested.reason(stack_id)
+    assert "OS::Heat::Stack needs an OpenStack cloud" in nested.reason(stack_id)
     assert tree(nested, stack_id) == [nested.store.get_stack(stack_id)]
 
 

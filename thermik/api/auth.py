@@ -104,9 +104,20 @@ class KeystoneContext:
             token=req.get_header("X-Auth-Token"),
             request_id=request_id,
             user_name=caller.user_name,
+            **_trust_of(req.env),
         )
         target = project if is_admin and project else tenant
         return Caller(context, Credentials(values=values, project_id=target))
+
+
+def _trust_of(environ: Mapping[str, Any]) -> dict[str, str | None]:
+    """The trust of a trust-scoped token (``trust_id``, ``trustee_user_id``), from what
+    auth_token validated; an ordinary token's are ``None``."""
+    plugin = environ.get("keystone.token_auth")
+    access = getattr(plugin, "user", None)
+    if access is None or not getattr(access, "trust_scoped", False):
+        return {"trust_id": None, "trustee_user_id": None}
+    return {"trust_id": access.trust_id, "trustee_user_id": access.trustee_user_id}
 
 
 class ContextMiddleware:

@@ -40,6 +40,10 @@ class RequestContext:
     request_id: str = ""
     #: The caller's user name, which Heat shows as a stack's ``stack_owner`` (the id if none).
     user_name: str | None = None
+    #: The trust a trust-scoped token acts through (an engine's call, e.g. for a remote
+    #: ``OS::Heat::Stack``), and that trust's trustee; ``None`` for an ordinary token.
+    trust_id: str | None = None
+    trustee_user_id: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from thermik.clients.rounds import LISTINGS, PollRounds
 from thermik.errors import CloudError, CloudUnavailable
 from thermik.persistence.values import UserCreds
 from thermik.resources.net_constraints import PURE_CONSTRAINTS
+from thermik.resources.remote_stack import REMOTE_STACK_CHECK, check_remote
 
 #: How many traversals' accesses an engine keeps (each holds its look-up cache).
 _KEPT_TRAVERSALS = 256
@@ -162,8 +163,11 @@ def constraint_validators(access: StackCloud) -> Mapping[str, Callable[[Any], st
     and the cloud-free ones (:mod:`thermik.resources.net_constraints`).
 
     A validator answers ``None`` for a value that names an existing thing, else the cloud's
-    reason. A cloud that cannot be reached fails validation with that reason too (Heat's
-    behaviour): a stack whose images cannot be checked would fail later anyway.
+    reason; the one of :data:`~thermik.resources.remote_stack.REMOTE_STACK_CHECK` takes the
+    properties and request body of a remote ``OS::Heat::Stack`` and answers Heat's words for
+    a region that cannot be reached or refuses the template. A cloud that cannot be reached
+    fails validation with that reason too (Heat's behaviour): a stack whose images cannot be
+    checked would fail later anyway.
     """
 
     def validator(kind: str) -> Callable[[Any], str | None]:
@@ -180,4 +184,12 @@ def constraint_validators(access: StackCloud) -> Mapping[str, Callable[[Any], st
 
         return check
 
-    return {**PURE_CONSTRAINTS, **{kind: validator(kind) for kind in LOOKUPS}}
+    def remote_stack(value: Any) -> str | None:
+        props, body = value
+        return check_remote(access.client("heat"), props, body)
+
+    return {
+        **PURE_CONSTRAINTS,
+        **{kind: validator(kind) for kind in LOOKUPS},
+        REMOTE_STACK_CHECK: remote_stack,
+    }

@@ -35,6 +35,10 @@ class Requester:
     user_id: str | None = None
     token: str | None = None
     roles: tuple[str, ...] = ()
+    #: The trust a trust-scoped token acts through, and its trustee (see
+    #: :class:`~thermik.api.boundary.RequestContext`).
+    trust_id: str | None = None
+    trustee_user_id: str | None = None
 
 
 class CredentialSource(Protocol):

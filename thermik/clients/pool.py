@@ -33,6 +33,7 @@ SERVICE_TYPES = {
     "cinder": "block-storage",
     "swift": "object-store",
     "zaqar": "messaging",
+    "heat": "orchestration",
 }
 
 

@@ -13,7 +13,14 @@ from thermik.resources.constraints import CustomValidator
 
 def requester_of(ctx: RequestContext) -> Requester:
     """The cloud's view of a request's caller."""
-    return Requester(project_id=ctx.tenant, user_id=ctx.user, token=ctx.token, roles=ctx.roles)
+    return Requester(
+        project_id=ctx.tenant,
+        user_id=ctx.user,
+        token=ctx.token,
+        roles=ctx.roles,
+        trust_id=ctx.trust_id,
+        trustee_user_id=ctx.trustee_user_id,
+    )
 
 
 class RequestClouds:

@@ -7,6 +7,12 @@ trustor) delegates roles on the project to the Thermik service user (the trustee
 to that trust gets a token that acts as the user, on the user's project, with the delegated
 roles, for as long as the trust exists: after the user's token expired, after an engine
 restart or on another engine. Deleting the stack deletes the trust.
+
+A caller with a trust-scoped token is an engine acting for a stack (a remote
+``OS::Heat::Stack`` making its child here). Keystone lets such a token neither be rescoped
+nor delegate again, so, as Heat's ``create_trust_context`` does for a context that has a
+trust already, the child reuses that trust when its trustee is this service's user; the trust
+stays the parent's, and deleting the child leaves it alone.
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ _SCOPE_OPTIONS = frozenset(
 )
 #: Keystone's status for a credential it no longer accepts (a deleted trust's scope).
 _UNAUTHORIZED = 401
+#: ``UserCreds.username`` of a stack that reuses its creator's trust (the creator deletes it).
+REUSED_TRUST = "trust of the creating stack"
 
 
 class KeystoneTrusts:
@@ -79,7 +87,10 @@ class KeystoneTrusts:
         self._trustee_id: str | None = None
 
     def of_request(self, requester: Requester) -> Credential:
-        """The caller's token, scoped to the caller's project."""
+        """The caller's token, scoped to the caller's project (a trust-scoped caller: the
+        trustee's password scoped to that trust)."""
+        if requester.trust_id:
+            return self._trust_scoped(self._reusable(requester))
         if not requester.token:
             raise CloudFault("the request carries no Keystone token to act with")
         return Credential.from_auth(
@@ -90,7 +101,18 @@ class KeystoneTrusts:
         )
 
     def delegate(self, requester: Requester) -> UserCreds:
-        """A new trust from the caller to the trustee, on the caller's project."""
+        """A new trust from the caller to the trustee, on the caller's project (a trust-scoped
+        caller's own trust, reused)."""
+        if requester.trust_id:
+            return UserCreds(
+                id=0,
+                username=REUSED_TRUST,
+                trust_id=self._reusable(requester),
+                trustor_user_id=requester.user_id,
+                tenant_id=requester.project_id,
+                auth_url=self.auth_url,
+                region_name=self.pool.settings.region_name,
+            )
         as_caller = self.pool.client(self.of_request(requester), "keystone")
         # Keystone's own account of the token (what the API saw was extended with the roles
         # Keystone's defaults imply, which a cloud may not define).
@@ -138,9 +160,10 @@ class KeystoneTrusts:
         return self._trust_scoped(stored.trust_id)
 
     def release(self, stored: UserCreds) -> None:
-        """Delete the stack's trust (as the user, through the trust itself)."""
+        """Delete the stack's trust (as the user, through the trust itself), unless the stack
+        reused the trust of the stack that created it."""
         trust_id = stored.trust_id
-        if not trust_id:
+        if not trust_id or stored.username == REUSED_TRUST:
             return
         credential = self._trust_scoped(trust_id)
         try:
@@ -168,6 +191,21 @@ class KeystoneTrusts:
         with self._lock:
             self._trustee_id = user_id
         return user_id
+
+    def _reusable(self, requester: Requester) -> str:
+        """The trust of a trust-scoped caller, if this service's user is its trustee.
+
+        Raises:
+            DelegationRefused: the trust delegates to another user (another service's engine),
+                which this service cannot act as.
+        """
+        trust_id = str(requester.trust_id)
+        if requester.trustee_user_id != self.trustee_user_id():
+            raise DelegationRefused(
+                "the request's token is scoped to a trust for another user than this "
+                "service's: it can be neither rescoped nor delegated again"
+            )
+        return trust_id
 
     def _trust_scoped(self, trust_id: str) -> Credential:
         options = {k: v for k, v in self._trustee_options.items() if k not in _SCOPE_OPTIONS}

@@ -227,7 +227,7 @@ class _Checker:
                 resource=name,
             )
         try:
-            self.validate(plugin, props)
+            self.validate(plugin, props, definition.template.files)
             return self.group(definition, plugin, props, depth)
         except ThermikError as exc:
             raise exc.at("resources", name) from None
@@ -264,8 +264,16 @@ class _Checker:
             path=("resources", resource.name, "update_policy"),
         )
 
-    def validate(self, plugin: type[ResourcePlugin], props: Props) -> None:
-        plugin().validate(props, ValidationContext(unresolved=unresolved, strict=not self.lenient))
+    def validate(
+        self, plugin: type[ResourcePlugin], props: Props, files: Mapping[str, str] | None = None
+    ) -> None:
+        vctx = ValidationContext(
+            unresolved=unresolved,
+            strict=not self.lenient,
+            custom_constraints=self.custom or {},
+            files=files or {},
+        )
+        plugin().validate(props, vctx)
 
     def within_depth(self, depth: int) -> None:
         deepest = self.limits.max_nested_stack_depth

@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 import random
 import string
-from collections.abc import Mapping
-from typing import Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from thermik.errors import PluginError
 from thermik.resources.properties import Unresolved, never_unresolved
@@ -147,6 +147,14 @@ class ValidationContext:
     stack_timeout: float | None = None
     #: False when validating in a lenient pass (Heat's ``strict_validate``).
     strict: bool = True
+    #: The request's checks by custom-constraint name (value -> error message or ``None``):
+    #: the cloud ones when the request has a cloud (a remote ``OS::Heat::Stack`` is checked
+    #: against its region's endpoint with one).
+    custom_constraints: Mapping[str, Callable[[Any], str | None]] = dataclasses.field(
+        default_factory=dict
+    )
+    #: The files map of the stack being validated.
+    files: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 def short_id(rng: random.Random) -> str:

@@ -1,35 +1,30 @@
-"""Stacks as resources: ``OS::Heat::Stack`` and the schemas of template resources.
-
-A template resource (``type: my_server.yaml`` or a registry alias to a template) is a nested
-stack whose properties are the nested template's parameters and whose attributes are its
-outputs; :func:`template_resource_schema` and :func:`template_resource_attributes` derive them
-from the parameter and output sections, as Heat does. Running nested stacks arrives with the
-engine; ``OS::Heat::Stack`` (in Heat, possibly on a remote Heat API) runs local child stacks
-only.
+"""``OS::Heat::Stack``: a child stack of this engine, or (with a remote ``context``) a stack on
+another region's orchestration API (:mod:`thermik.resources.remote_stack`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import yaml
 
-from thermik.errors import PluginError, PropertyError, TemplateError
-from thermik.resources.constraints import (
-    AllowedPattern,
-    AllowedValues,
-    Constraint,
-    CustomConstraint,
-    Length,
-    Modulo,
-    Range,
-)
+from thermik.errors import PluginError, PropertyError
+from thermik.resources.constraints import Range
 from thermik.resources.context import ResourceContext, ValidationContext
 from thermik.resources.nested_services import NestedTemplate
 from thermik.resources.nested_stack import NestedStackResource
-from thermik.resources.plugin import Props
+from thermik.resources.plugin import CheckResult, NeedsReplacement, Operation, Progress, Props
+from thermik.resources.remote_stack import (
+    RemoteStack,
+    RemoteStackInvalid,
+    checked_by,
+    is_remote,
+    refuse_secret,
+    stack_body,
+)
+from thermik.resources.remote_stack import needs_replacement as remote_replacement
 from thermik.resources.schema import (
     AttributeSchema,
     AttributesSchema,
@@ -40,167 +35,41 @@ from thermik.resources.schema import (
     Type,
 )
 
-#: Parameter type (HOT and CFN spellings) -> the property type of a template resource.
-_PARAMETER_TYPES = {
-    "string": Type.STRING,
-    "number": Type.NUMBER,
-    "comma_delimited_list": Type.LIST,
-    "json": Type.MAP,
-    "boolean": Type.BOOLEAN,
-    "String": Type.STRING,
-    "Number": Type.NUMBER,
-    "CommaDelimitedList": Type.LIST,
-    "Json": Type.MAP,
-    "Boolean": Type.BOOLEAN,
-}
-
-
-def template_resource_schema(
-    parameters: Mapping[str, Any], defaulted: Collection[str] = ()
-) -> dict[str, PropertySchema]:
-    """The properties schema of a template resource, from its template's ``parameters``.
-
-    Every property may be updated in place (the nested template decides what that means); one
-    is required when its parameter has no default and is not ``defaulted`` (named by the
-    environment's ``parameter_defaults``, which reach the nested stack as in Heat); a ``json``
-    or ``comma_delimited_list``
-    parameter also takes the string forms (``allow_conversion``). Unknown types become maps,
-    as in Heat.
-
-    Raises:
-        TemplateError: a parameter definition or constraint is malformed.
-    """
-    return {
-        name: _parameter_property(name, definition, defaulted=name in defaulted)
-        for name, definition in parameters.items()
-    }
-
-
-def _parameter_property(name: str, definition: Any, *, defaulted: bool) -> PropertySchema:
-    where = ("parameters", name)
-    if not isinstance(definition, Mapping):
-        raise TemplateError("parameter definition must be a map", path=where)
-    param_type = definition.get("type", definition.get("Type"))
-    prop_type = (
-        _PARAMETER_TYPES.get(param_type, Type.MAP) if isinstance(param_type, str) else (Type.MAP)
-    )
-    default = definition.get("default", definition.get("Default"))
-    try:
-        return PropertySchema(
-            prop_type,
-            definition.get("description", definition.get("Description")),
-            required=default is None and not defaulted,
-            constraints=_constraints(definition),
-            update_allowed=True,
-            allow_conversion=prop_type in (Type.MAP, Type.LIST),
-        )
-    except (PluginError, TypeError, ValueError) as exc:
-        message = exc.message if isinstance(exc, PluginError) else str(exc)
-        raise TemplateError(f"invalid constraint: {message}", path=where) from None
-
-
-def _constraints(definition: Mapping[str, Any]) -> tuple[Constraint, ...]:
-    hot = definition.get("constraints")
-    if hot is not None:
-        if not isinstance(hot, list):
-            raise ValueError("constraints must be a list")
-        return tuple(_hot_constraint(item) for item in hot)
-    return _cfn_constraints(definition)
-
-
-def _hot_constraint(item: Any) -> Constraint:
-    if not isinstance(item, Mapping):
-        raise ValueError(f"constraint must be a map, not {item!r}")
-    body = {k: v for k, v in item.items() if k != "description"}
-    if len(body) != 1:
-        raise ValueError(f"a constraint needs exactly one kind, got {sorted(body)}")
-    ((kind, arg),) = body.items()
-    description = item.get("description")
-    if kind in ("length", "range"):
-        if not isinstance(arg, Mapping):
-            raise ValueError(f"{kind} takes a map of min and max")
-        cls = Length if kind == "length" else Range
-        return cls(arg.get("min"), arg.get("max"), description=description)
-    if kind == "modulo" and isinstance(arg, Mapping):
-        step, offset = arg.get("step"), arg.get("offset")
-        if not isinstance(step, int) or not isinstance(offset, int):
-            raise ValueError("a modulo constraint needs integer step and offset")
-        return Modulo(step, offset, description=description)
-    if kind == "allowed_values" and isinstance(arg, list):
-        return AllowedValues(tuple(arg), description=description)
-    if kind == "allowed_pattern" and isinstance(arg, str):
-        return AllowedPattern(arg, description=description)
-    if kind == "custom_constraint" and isinstance(arg, str):
-        return CustomConstraint(arg, description=description)
-    raise ValueError(f"unknown or malformed constraint {kind}")
-
-
-def _cfn_constraints(definition: Mapping[str, Any]) -> tuple[Constraint, ...]:
-    description = definition.get("ConstraintDescription")
-    out: list[Constraint] = []
-    if "MinLength" in definition or "MaxLength" in definition:
-        low, high = definition.get("MinLength"), definition.get("MaxLength")
-        out.append(Length(_int(low), _int(high), description=description))
-    if "MinValue" in definition or "MaxValue" in definition:
-        low, high = definition.get("MinValue"), definition.get("MaxValue")
-        out.append(Range(_num(low), _num(high), description=description))
-    if "AllowedValues" in definition:
-        out.append(AllowedValues(tuple(definition["AllowedValues"]), description=description))
-    if "AllowedPattern" in definition:
-        out.append(AllowedPattern(definition["AllowedPattern"], description=description))
-    return tuple(out)
-
-
-def _int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def _num(value: Any) -> int | float | None:
-    if value is None:
-        return None
-    number = float(value)
-    return int(number) if number.is_integer() else number
-
-
-def template_resource_attributes(outputs: Mapping[str, Any]) -> dict[str, AttributeSchema]:
-    """The attributes schema of a template resource, from its template's ``outputs``."""
-    out = {}
-    for name, definition in outputs.items():
-        description = None
-        if isinstance(definition, Mapping):
-            description = definition.get("description", definition.get("Description"))
-        out[name] = AttributeSchema(description)
-    return out
-
 
 class Stack(NestedStackResource):
     """``OS::Heat::Stack``: a child stack of its ``template``.
 
-    Only local stacks are supported: a ``context`` naming a region or credentials (a remote
-    Heat) is refused with a clear error.
+    Without a ``context`` naming a region or credentials the child is a nested stack of this
+    engine; with one it is a remote stack on that region's orchestration API
+    (:mod:`thermik.resources.remote_stack`).
     """
 
     properties_schema: ClassVar[PropertiesSchema] = {
         "context": PropertySchema(
             Type.MAP,
-            "Where and how to reach the orchestration API.",
+            "Where the stack lives: with region_name it is made through that region's "
+            "orchestration endpoint of the Keystone catalog (Thermik's or Heat's), acting for "
+            "the stack's user; without, it is a nested stack of this engine.",
             schema={
-                "region_name": PropertySchema(Type.STRING, "Region to create the stack in."),
+                "region_name": PropertySchema(
+                    Type.STRING, "Region to create the stack in (a change replaces it)."
+                ),
                 "credential_secret_id": PropertySchema(
                     Type.STRING,
-                    "Barbican secret holding credentials for a remote cloud.",
+                    "Barbican secret holding credentials for a remote cloud (not supported: "
+                    "refused with its reason).",
                     update_allowed=True,
                     support_status=SupportStatus(version="12.0.0"),
                 ),
                 "ca_cert": PropertySchema(
                     Type.STRING,
-                    "CA certificate to verify the API with.",
+                    "CA certificate (PEM) to verify the remote orchestration API with.",
                     update_allowed=True,
                     support_status=SupportStatus(version="12.0.0"),
                 ),
                 "insecure": PropertySchema(
                     Type.BOOLEAN,
-                    "Do not verify the API's certificate.",
+                    "Do not verify the remote orchestration API's certificate.",
                     default=False,
                     update_allowed=True,
                     support_status=SupportStatus(version="12.0.0"),
@@ -227,26 +96,138 @@ class Stack(NestedStackResource):
         "outputs": AttributeSchema("The stack's outputs.", type=AttributeType.MAP),
     }
 
-    def validate(self, props: Props, vctx: ValidationContext) -> None:
-        """Refuse a remote stack and a template that is not a YAML or JSON mapping."""
-        _refuse_remote(props)
-        template = props.get("template")
-        if isinstance(template, str) and not vctx.unresolved(template):
-            _template_document(template)
+    def __init__(self) -> None:
+        self.remote = RemoteStack()
 
-    def check_local(self, ctx: ResourceContext, props: Props) -> None:
-        """Refuse a remote stack."""
-        _refuse_remote(props)
+    def validate(self, props: Props, vctx: ValidationContext) -> None:
+        """Refuse a template that is not a YAML or JSON mapping; have a remote stack's
+        region check it (when the request has a cloud), as Heat does."""
+        template = props.get("template")
+        if not isinstance(template, str) or vctx.unresolved(template):
+            return
+        document = _template_document(template)
+        if not is_remote(props) or vctx.unresolved(props.get("context")):
+            return
+        refuse_secret(props)
+        nested = self._nested(props, document, vctx.files)
+        if vctx.unresolved(nested.parameters):
+            return
+        error = checked_by(vctx.custom_constraints)((props, stack_body(nested)))
+        if error is not None:
+            raise RemoteStackInvalid(error)
 
     def nested(self, ctx: ResourceContext, props: Props) -> NestedTemplate:
         """The ``template`` property with the ``parameters``."""
+        document = _template_document(str(props.get("template")))
+        return self._nested(props, document, self.parent_files)
+
+    @staticmethod
+    def _nested(
+        props: Props, document: dict[str, Any], files: Mapping[str, str]
+    ) -> NestedTemplate:
         parameters = props.get("parameters") or {}
         return NestedTemplate(
-            _template_document(str(props.get("template"))),
-            self.parent_files,
+            document,
+            files,
             {key: value for key, value in parameters.items() if value is not None},
             props.get("timeout"),
         )
+
+    # -- a remote stack's actions (a local one's are the nested stack's) -----------------------
+
+    def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        if is_remote(props):
+            return self.remote.create(ctx, props, self.nested(ctx, props))
+        return super().create(ctx, props)
+
+    def check_create_complete(
+        self, ctx: ResourceContext, props: Props, progress: Progress | None
+    ) -> CheckResult:
+        if is_remote(props):
+            return self.remote.settled(ctx, props, progress, "CREATE")
+        return super().check_create_complete(ctx, props, progress)
+
+    def needs_replacement(
+        self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]
+    ) -> NeedsReplacement | None:
+        return remote_replacement(new_props, old_props) or super().needs_replacement(
+            ctx, new_props, old_props, changed
+        )
+
+    def update(
+        self, ctx: ResourceContext, new_props: Props, old_props: Props, changed: frozenset[str]
+    ) -> Progress | NeedsReplacement | None:
+        if is_remote(new_props):
+            return self.remote.update(ctx, new_props, self.nested(ctx, new_props))
+        return super().update(ctx, new_props, old_props, changed)
+
+    def check_update_complete(
+        self, ctx: ResourceContext, props: Props, progress: Progress | None
+    ) -> CheckResult:
+        if is_remote(props):
+            return self.remote.settled(ctx, props, progress, "UPDATE")
+        return super().check_update_complete(ctx, props, progress)
+
+    def delete(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        if is_remote(props):
+            return self.remote.delete(ctx, props)
+        return super().delete(ctx, props)
+
+    def check_delete_complete(
+        self, ctx: ResourceContext, props: Props, progress: Progress | None
+    ) -> CheckResult:
+        if is_remote(props):
+            return progress is None or self.remote.settled(ctx, props, progress, "DELETE")
+        return super().check_delete_complete(ctx, props, progress)
+
+    def suspend(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        return self._action(ctx, props, "SUSPEND")
+
+    def check_suspend_complete(
+        self, ctx: ResourceContext, props: Props, progress: Progress | None
+    ) -> CheckResult:
+        return self._action_settled(ctx, props, progress, "SUSPEND")
+
+    def resume(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        return self._action(ctx, props, "RESUME")
+
+    def check_resume_complete(
+        self, ctx: ResourceContext, props: Props, progress: Progress | None
+    ) -> CheckResult:
+        return self._action_settled(ctx, props, progress, "RESUME")
+
+    def check(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        return self._action(ctx, props, "CHECK")
+
+    def check_check_complete(
+        self, ctx: ResourceContext, props: Props, progress: Progress | None
+    ) -> CheckResult:
+        return self._action_settled(ctx, props, progress, "CHECK")
+
+    def snapshot(self, ctx: ResourceContext, props: Props) -> Progress | None:
+        if is_remote(props):
+            raise PluginError(
+                "snapshots of remote stacks are not supported", resource=ctx.resource_name
+            )
+        return super().snapshot(ctx, props)
+
+    def cancel(self, ctx: ResourceContext, props: Props, operation: Operation) -> None:
+        if not is_remote(props):  # a remote stack's operation runs its course, as in Heat
+            super().cancel(ctx, props, operation)
+
+    def _action(self, ctx: ResourceContext, props: Props, action: str) -> Progress | None:
+        if is_remote(props):
+            return self.remote.act(ctx, props, action)
+        return super()._act(ctx, action)
+
+    def _action_settled(
+        self, ctx: ResourceContext, props: Props, progress: Progress | None, action: str
+    ) -> CheckResult:
+        if progress is None:
+            return True
+        if is_remote(props):
+            return self.remote.settled(ctx, props, progress, action)
+        return self.settled(ctx, action)
 
     def reference_id(self, ctx: ResourceContext, props: Props) -> str | None:
         """The child stack's id (``None`` until created)."""
@@ -254,23 +235,14 @@ class Stack(NestedStackResource):
 
     def resolve_attribute(self, ctx: ResourceContext, props: Props, name: str) -> Any:
         """``stack_name`` and ``outputs`` of the child."""
+        if is_remote(props):
+            return self.remote.attribute(ctx, props, name)
         if name == "stack_name":
             state = self.child_state(ctx)
             return state.stack_name if state is not None else None
         if name == "outputs":
             return dict(self.child_outputs(ctx)) if ctx.physical_id is not None else None
         return None
-
-
-def _refuse_remote(props: Props) -> None:
-    context = props.get("context") or {}
-    remote = [key for key in ("region_name", "credential_secret_id") if context.get(key)]
-    if remote:
-        raise PropertyError(
-            "remote stacks are not supported: this engine only creates local nested stacks "
-            f"(context sets {', '.join(remote)})",
-            path=("properties", "context"),
-        )
 
 
 class _TemplateLoader(yaml.SafeLoader):

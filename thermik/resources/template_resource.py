@@ -31,7 +31,10 @@ from thermik.resources.nested_stack import NestedStackResource
 from thermik.resources.plugin import Props, select_path
 from thermik.resources.properties import Unresolved, never_unresolved
 from thermik.resources.schema import AttributeSchema, AttributesSchema
-from thermik.resources.stack import template_resource_attributes, template_resource_schema
+from thermik.resources.template_schemas import (
+    template_resource_attributes,
+    template_resource_schema,
+)
 
 #: The output (and attribute) naming the child stack, as in Heat.
 STACK_ID_OUTPUT = "OS::stack_id"

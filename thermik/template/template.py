@@ -55,7 +55,8 @@ class Template:
         allowed = set(version.sections.values())
         for key in document:
             if key not in allowed:
-                raise TemplateError(f"The template section is invalid: {key}", path=(str(key),))
+                # Heat's words, which name the section (no path: clients compare the text).
+                raise TemplateError(f"The template section is invalid: {key}")
         return cls(version, document, MappingProxyType(dict(files or {})))
 
     def raw_section(self, canonical: str) -> Any:

@@ -7,6 +7,7 @@ trust, and releasing it again is fine.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import pytest
@@ -129,3 +130,31 @@ def test_a_request_acts_with_the_callers_own_token(
     names = client.call(lambda conn: [net.name for net in conn.network.networks()])
     assert cloud_env.public_network in names
     assert client.connection.current_user_id == demo.user_id
+
+
+def test_a_trust_scoped_caller_reuses_its_trust_and_its_release_leaves_it(
+    cloud_env: CloudEnv, trustee: TrusteeSettings, pool: ClientPool, demo: Requester
+) -> None:
+    """An engine's call for a stack (a remote OS::Heat::Stack) carries a trust-scoped token,
+    which Keystone lets neither be rescoped nor delegate again: the child reuses the trust."""
+    trusts = KeystoneTrusts(pool, keystone_settings(cloud_env, trustee))
+    stored = trusts.delegate(demo)
+    assert stored.trust_id
+    engine = dataclasses.replace(
+        demo, trust_id=stored.trust_id, trustee_user_id=trusts.trustee_user_id()
+    )
+    admin = cloud_env.connect(admin=True)
+    try:
+        child = trusts.delegate(engine)
+        assert (child.trust_id, child.trustor_user_id) == (stored.trust_id, demo.user_id)
+        client = pool.client(trusts.of_request(engine), "neutron")
+        names = client.call(lambda conn: [net.name for net in conn.network.networks()])
+        assert cloud_env.public_network in names
+        trusts.release(child)
+        assert admin.identity.get_trust(stored.trust_id).id == stored.trust_id
+        foreign = dataclasses.replace(engine, trustee_user_id="another-service")
+        with pytest.raises(DelegationRefused, match="another user than this service's"):
+            trusts.delegate(foreign)
+    finally:
+        trusts.release(stored)
+        admin.close()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import types
+
 import falcon.testing
 import pytest
+from keystoneauth1 import access
 
 from tests.unit.api.conftest import OTHER_TENANT, TENANT, StackMaker, tenant_path
 from tests.unit.api.memory_service import MemoryService
@@ -124,3 +127,24 @@ def test_keystone_context_has_the_user_id_and_name() -> None:
     context = KeystoneContext()(req, TENANT, "req-1").context
     # The id acts (trusts, cloud calls), the name is what Heat shows as a stack's owner.
     assert (context.user, context.user_name) == ("u1", "demo")
+
+
+def token_access(**extra: object) -> access.AccessInfoV3:
+    """A v3 token's access as keystoneauth reads a token body."""
+    token = {"user": {"id": "u1"}, "project": {"id": TENANT}, "methods": ["password"], **extra}
+    return access.create(body={"token": token})
+
+
+def test_keystone_context_names_the_trust_of_a_trust_scoped_token() -> None:
+    # What auth_token leaves in the environ: its plugin, whose ``user`` is the token's access.
+    trust = {"id": "t1", "trustee_user": {"id": "svc"}, "trustor_user": {"id": "u1"}}
+    req = falcon.testing.create_req(path="/", headers=identity(TENANT))
+    req.env["keystone.token_auth"] = types.SimpleNamespace(
+        user=token_access(**{"OS-TRUST:trust": trust})
+    )
+    context = KeystoneContext()(req, TENANT, "req-1").context
+    assert (context.trust_id, context.trustee_user_id) == ("t1", "svc")
+
+    req.env["keystone.token_auth"] = types.SimpleNamespace(user=token_access())
+    context = KeystoneContext()(req, TENANT, "req-2").context
+    assert (context.trust_id, context.trustee_user_id) == (None, None)

@@ -75,7 +75,7 @@ def test_the_properties_of_a_template_resource_are_checked_before_anything_is_st
     assert service.list_stacks(CTX, ListQuery(show_nested=True)).items == ()
 
 
-def test_a_remote_os_heat_stack_is_refused_when_the_stack_is_checked(
+def test_a_remote_os_heat_stack_fails_without_a_cloud_to_reach_its_region(
     service: Orchestrator,
 ) -> None:
     template = {
@@ -90,9 +90,9 @@ def test_a_remote_os_heat_stack_is_refused_when_the_stack_is_checked(
             }
         },
     }
-    with pytest.raises(ThermikError, match="remote stacks are not supported") as caught:
-        service.create_stack(CTX, StackRequest(name="far", template=template))
-    assert caught.value.path[:2] == ("resources", "remote")
+    view = settle(service, service.create_stack(CTX, StackRequest(name="far", template=template)))
+    assert (view.action, view.status) == ("CREATE", "FAILED")
+    assert "OS::Heat::Stack needs an OpenStack cloud" in (view.status_reason or "")
 
 
 def test_a_local_os_heat_stack_runs_its_template(service: Orchestrator) -> None:

@@ -18,7 +18,10 @@ from thermik.resources import (
     Type,
     validate_properties,
 )
-from thermik.resources.stack import template_resource_attributes, template_resource_schema
+from thermik.resources.template_schemas import (
+    template_resource_attributes,
+    template_resource_schema,
+)
 
 HOT_PARAMETERS = {
     "flavor": {
