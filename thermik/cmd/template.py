@@ -9,7 +9,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
@@ -25,6 +25,9 @@ from thermik.template.definitions import build_stack
 from thermik.template.parameters import parameter_types
 from thermik.template.spelling import misspelt_functions
 from thermik.template.validate import VALIDATE_STACK_NAME, validate_template
+
+if TYPE_CHECKING:
+    from thermik.cmd.cli import ThermikApp
 
 
 def add_template_arguments(parser: argparse.ArgumentParser) -> None:
@@ -101,6 +104,8 @@ class ValidateTemplate(PlainHelp):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> int:
+        if getattr(self.app, "is_remote", bool)():
+            return self._remote(parsed_args)
         try:
             template, environment = load_input(parsed_args)
             registry = Registry.from_entry_points()
@@ -115,6 +120,23 @@ class ValidateTemplate(PlainHelp):
             return report(exc)
         warn_misspellings(template)
         print_data(result, parsed_args.format)
+        return 0
+
+    def _remote(self, args: argparse.Namespace) -> int:
+        """Validate with the remote service (``--os-endpoint``/``--remote``): what it says."""
+        from thermik.api.boundary import RequestContext  # noqa: PLC0415
+        from thermik.api.v1.validate import validation_document  # noqa: PLC0415
+        from thermik.cmd.stack_inputs import stack_request  # noqa: PLC0415
+
+        inputs = argparse.Namespace(**vars(args), parameter_file=[], timeout=None)
+        try:
+            request = stack_request(inputs)
+            app = cast("ThermikApp", self.app)
+            ctx = RequestContext(tenant=app.options.project)
+            view = app.service().validate_template(ctx, request)
+        except ThermikError as exc:
+            return report(exc)
+        print_data(validation_document(view), args.format)
         return 0
 
 

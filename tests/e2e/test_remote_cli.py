@@ -1,0 +1,165 @@
+"""``thermik --os-endpoint URL``: the real ``thermik`` console script as a client of a real
+``thermik-api`` (keystone-less) in another process.
+
+The CLI's configuration puts its state directory under the test's own directory: that the
+directory never appears shows that no command opened a database or started an engine.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from heatclient import client as heat_client
+
+from tests.e2e.api_process import ApiProcess
+from tests.e2e.support import TEMPLATE
+from tests.unit.cmd.cli_support import Result
+
+THERMIK = str(Path(sys.executable).parent / "thermik")
+PROJECT = "remote-p1"
+
+
+class RemoteCli:
+    """``thermik --config-file C --os-endpoint URL ...`` in its own process, no OS_* set."""
+
+    def __init__(self, root: Path, endpoint: str) -> None:
+        self.endpoint = endpoint
+        self.state = root / "cli-state"
+        self.config = root / "cli.conf"
+        self.config.write_text(f"[DEFAULT]\nstate_dir = {self.state}\n", encoding="utf-8")
+        self.env = {"PATH": "/usr/bin:/bin", "HOME": str(root / "home")}
+
+    def __call__(self, *args: str, endpoint: str | None = None) -> Result:
+        command = [THERMIK, "--config-file", str(self.config)]
+        command += ["--os-endpoint", endpoint or self.endpoint, *args]
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=self.env, timeout=120, check=False
+        )
+        return Result(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[ApiProcess]:
+    config = tmp_path / "api.conf"
+    config.write_text(
+        f"[DEFAULT]\nstate_dir = {tmp_path / 'api-state'}\n[api]\nauth_strategy = noauth\n",
+        encoding="utf-8",
+    )
+    running = ApiProcess(config)
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+@pytest.fixture
+def cli(tmp_path: Path, api: ApiProcess) -> RemoteCli:
+    template = tmp_path / "stack.yaml"
+    template.write_text(yaml.safe_dump(TEMPLATE), encoding="utf-8")
+    return RemoteCli(tmp_path, f"{api.root}/v1/{PROJECT}")
+
+
+def ok(result: Result) -> Result:
+    assert result.status == 0, result.err
+    assert "Traceback" not in result.err
+    return result
+
+
+def by_key(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
+    return {row[key]: row for row in rows}
+
+
+@pytest.mark.slow
+def test_stack_lifecycle_over_the_remote_api(
+    cli: RemoteCli, api: ApiProcess, tmp_path: Path
+) -> None:
+    template = str(tmp_path / "stack.yaml")
+    created = ok(cli("stack", "create", "--wait", "-t", template, "--parameter", "word=hi", "s"))
+    assert "[s]: CREATE_COMPLETE" in created.err, created.err
+    assert "2/2 resources" in created.err
+
+    # The stack is the service's: an unmodified heatclient sees it there.
+    heat = heat_client.Client("1", endpoint=f"{api.root}/v1/{PROJECT}", token="t")
+    [seen] = heat.stacks.list()
+    assert (seen.stack_name, seen.stack_status) == ("s", "CREATE_COMPLETE")
+
+    [listed] = ok(cli("stack", "list", "-f", "json")).json()
+    assert (listed["ID"], listed["Stack Status"]) == (seen.id, "CREATE_COMPLETE")
+    shown = ok(cli("stack", "show", "s", "-f", "json")).json()
+    assert shown["parameters"]["word"] == "hi"
+    assert shown["parameters"]["OS::project_id"] == PROJECT
+    assert shown["outputs"] == [
+        {"output_key": "echo", "description": "the echo", "output_value": "hi"}
+    ]
+    assert shown["links"][0]["href"] == f"{api.root}/v1/{PROJECT}/stacks/s/{seen.id}"
+
+    outputs = ok(cli("stack", "output", "list", "s", "-f", "json")).json()
+    assert outputs == [{"output_key": "echo", "description": "the echo"}]
+    echo = ok(cli("stack", "output", "show", "s", "echo", "-f", "json")).json()
+    assert echo["output_value"] == "hi"
+
+    resources = by_key(
+        ok(cli("stack", "resource", "list", "s", "-f", "json")).json(), "resource_name"
+    )
+    assert {name: row["resource_status"] for name, row in resources.items()} == {
+        "first": "CREATE_COMPLETE",
+        "second": "CREATE_COMPLETE",
+    }
+    first = ok(cli("stack", "resource", "show", "s", "first", "-f", "json")).json()
+    assert first["attributes"]["output"] == "hi"
+    events = ok(cli("stack", "event", "list", "s", "-f", "json")).json()
+    assert [e["resource_status"] for e in events if e["resource_name"] == "s"] == [
+        "CREATE_IN_PROGRESS",
+        "CREATE_COMPLETE",
+    ]
+    assert yaml.safe_load(ok(cli("stack", "template", "show", "s")).out) == TEMPLATE
+    validated = ok(cli("orchestration", "template", "validate", "-t", template, "-f", "json"))
+    assert json.loads(validated.out)["Parameters"]["word"]["Default"] == "hello"
+
+    updated = ok(
+        cli("stack", "update", "--existing", "--parameter", "word=yo", "--wait", "s", "-f", "json")
+    ).json()
+    assert updated["stack_status"] == "UPDATE_COMPLETE"
+    assert updated["outputs"][0]["output_value"] == "yo"
+
+    ok(cli("stack", "delete", "--yes", "--wait", "s"))
+    gone = ok(cli("stack", "show", seen.id, "-f", "json")).json()
+    assert gone["stack_status"] == "DELETE_COMPLETE"
+    assert ok(cli("stack", "list", "-f", "json")).json() == []
+    assert not cli.state.exists(), "a remote command used the local state directory"
+
+
+def test_errors_are_the_services_own_in_one_line(cli: RemoteCli, tmp_path: Path) -> None:
+    template = str(tmp_path / "stack.yaml")
+    ok(cli("stack", "create", "-t", template, "dup"))
+    again = cli("stack", "create", "-t", template, "dup")
+    assert (again.status, again.err) == (1, "ERROR: The Stack (dup) already exists.\n")
+    missing = cli("stack", "show", "nothing")
+    assert (missing.status, missing.err) == (1, "ERROR: The Stack (nothing) could not be found.\n")
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("heat_template_version: 2018-08-31\nresources: {r: {type: OS::No::Such}}\n")
+    refused = cli("orchestration", "template", "validate", "-t", str(bad))
+    assert refused.status == 1
+    assert "OS::No::Such" in refused.err, refused.err
+
+    local_only = cli("engine", "status")
+    assert local_only.status == 1
+    assert "not available against a remote service" in local_only.err
+    software = cli("software", "config", "list")
+    assert software.status == 1
+    assert "cannot manage software configs" in software.err
+
+    unreachable = cli("stack", "list", endpoint="http://127.0.0.1:9/v1/p")
+    assert unreachable.status == 1
+    assert unreachable.err.startswith("ERROR: "), unreachable.err
+    assert "127.0.0.1" not in unreachable.err
+    assert "Traceback" not in unreachable.err
+    assert not cli.state.exists(), "a remote command used the local state directory"
