@@ -8,8 +8,6 @@ directory never appears shows that no command opened a database or started an en
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,30 +17,10 @@ import yaml
 from heatclient import client as heat_client
 
 from tests.e2e.api_process import ApiProcess
+from tests.e2e.remote_cli import RemoteCli, ok
 from tests.e2e.support import TEMPLATE
-from tests.unit.cmd.cli_support import Result
 
-THERMIK = str(Path(sys.executable).parent / "thermik")
 PROJECT = "remote-p1"
-
-
-class RemoteCli:
-    """``thermik --config-file C --os-endpoint URL ...`` in its own process, no OS_* set."""
-
-    def __init__(self, root: Path, endpoint: str) -> None:
-        self.endpoint = endpoint
-        self.state = root / "cli-state"
-        self.config = root / "cli.conf"
-        self.config.write_text(f"[DEFAULT]\nstate_dir = {self.state}\n", encoding="utf-8")
-        self.env = {"PATH": "/usr/bin:/bin", "HOME": str(root / "home")}
-
-    def __call__(self, *args: str, endpoint: str | None = None) -> Result:
-        command = [THERMIK, "--config-file", str(self.config)]
-        command += ["--os-endpoint", endpoint or self.endpoint, *args]
-        done = subprocess.run(
-            command, capture_output=True, text=True, env=self.env, timeout=120, check=False
-        )
-        return Result(done.returncode, done.stdout, done.stderr)
 
 
 @pytest.fixture
@@ -64,12 +42,6 @@ def cli(tmp_path: Path, api: ApiProcess) -> RemoteCli:
     template = tmp_path / "stack.yaml"
     template.write_text(yaml.safe_dump(TEMPLATE), encoding="utf-8")
     return RemoteCli(tmp_path, f"{api.root}/v1/{PROJECT}")
-
-
-def ok(result: Result) -> Result:
-    assert result.status == 0, result.err
-    assert "Traceback" not in result.err
-    return result
 
 
 def by_key(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
