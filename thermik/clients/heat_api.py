@@ -76,12 +76,11 @@ def error_of(status: int, body: Any) -> errors.ThermikError:
     if not message and isinstance(body, Mapping):
         message = body.get("explanation") or body.get("title")
     text = str(message).strip() if message else ""
-    if not text:
-        text = f"the orchestration service answered HTTP {status}"
     kind = _BY_TYPE.get(str(heat_type)) or _BY_STATUS.get(status)
     if kind is None:
-        return errors.RemoteUnavailable(f"the orchestration service failed: {text}")
-    return kind(text)
+        said = f": {text}" if text else f" (HTTP {status})"
+        return errors.RemoteUnavailable(f"the orchestration service failed{said}")
+    return kind(text or f"the orchestration service answered HTTP {status}")
 
 
 def _decoded(response: Any) -> Any:
