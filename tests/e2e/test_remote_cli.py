@@ -53,6 +53,8 @@ def test_stack_lifecycle_over_the_remote_api(
     cli: RemoteCli, api: ApiProcess, tmp_path: Path
 ) -> None:
     template = str(tmp_path / "stack.yaml")
+    preview = ok(cli("stack", "create", "--dry-run", "-t", template, "s", "-f", "json")).json()
+    assert sorted(r["resource_name"] for r in preview["resources"]) == ["first", "second"]
     created = ok(cli("stack", "create", "--wait", "-t", template, "--parameter", "word=hi", "s"))
     assert "[s]: CREATE_COMPLETE" in created.err, created.err
     assert "2/2 resources" in created.err

@@ -3,8 +3,8 @@ remote Thermik or Heat service's v1 REST API, for ``thermik --os-endpoint``/``--
 
 The CLI's commands call it as they call the local engine; nothing here touches a database or
 runs an engine. Stacks are :mod:`thermik.remote.stacks`; resources, events and the catalog are
-here. Software configs and deployments, and previews of a create, are refused with a message
-that says so (:class:`thermik.errors.NotRemote`).
+here. Software configs and deployments are refused with a message that says so
+(:class:`thermik.errors.NotRemote`).
 """
 
 from __future__ import annotations

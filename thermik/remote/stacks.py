@@ -65,7 +65,8 @@ class RemoteStacks:
         return self.create_stack(ctx, request)
 
     def preview_stack(self, ctx: RequestContext, request: StackRequest) -> StackPreview:
-        not_remote("preview a stack create (--dry-run)")
+        answer = self.api.call("POST", "/stacks/preview", body=bodies.stack_body(request))
+        return views.preview(_mapping(_mapping(answer).get("stack")))
 
     def list_stacks(self, ctx: RequestContext, query: ListQuery) -> Page[StackView]:
         found = _mapping(self.api.call("GET", "/stacks", params=bodies.list_params(query)))

@@ -18,9 +18,11 @@ from thermik.api.boundary import (
     EventView,
     OutputView,
     ParameterInfo,
+    PreviewNode,
     ResourceView,
     SnapshotView,
     StackIdentity,
+    StackPreview,
     StackView,
     ValidationView,
 )
@@ -132,6 +134,42 @@ def resource(document: Mapping[str, Any], stack: StackIdentity) -> ResourceView:
         parent_resource=document.get("parent_resource"),
         properties=None if properties is None else dict(properties),
     )
+
+
+def preview_resource(document: Mapping[str, Any]) -> ResourceView:
+    """A resource of a stack preview (its action and status apart, its stack by identifier)."""
+    owner = document.get("stack_identity") or {}
+    properties = document.get("properties")
+    return ResourceView(
+        name=str(document.get("resource_name")),
+        stack=StackIdentity(
+            str(owner.get("stack_name") or document.get("stack_name")), str(owner.get("stack_id"))
+        ),
+        type=str(document.get("resource_type")),
+        action=str(document.get("resource_action") or ""),
+        status=str(document.get("resource_status") or ""),
+        status_reason=document.get("resource_status_reason") or "",
+        physical_resource_id=document.get("physical_resource_id") or None,
+        creation_time=timestamp(document.get("creation_time")),
+        updated_time=timestamp(document.get("updated_time")),
+        required_by=tuple(document.get("required_by") or ()),
+        description=document.get("description") or "",
+        attributes=document.get("attributes"),
+        parent_resource=document.get("parent_resource"),
+        properties=None if properties is None else dict(properties),
+    )
+
+
+def _preview_node(node: Any) -> PreviewNode:
+    if isinstance(node, list):
+        return tuple(_preview_node(child) for child in node)
+    return preview_resource(node)
+
+
+def preview(document: Mapping[str, Any]) -> StackPreview:
+    """A stack preview: the would-be stack and its resources (nested stacks' as lists)."""
+    resources = tuple(_preview_node(node) for node in document.get("resources") or ())
+    return StackPreview(stack(document), resources)
 
 
 def event(document: Mapping[str, Any], stack: StackIdentity) -> EventView:

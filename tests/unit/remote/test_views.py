@@ -16,6 +16,7 @@ from thermik.api.boundary import (
     ResourceView,
     SortDir,
     StackIdentity,
+    StackPreview,
     StackRequest,
     StackUpdate,
     StackView,
@@ -190,3 +191,24 @@ def test_query_strings() -> None:
     }
     events = EventQuery(marker="e1", sort_dir=SortDir.ASC, nested_depth=2)
     assert bodies.event_params(events) == {"sort_dir": "asc", "marker": "e1", "nested_depth": 2}
+
+
+def test_a_preview_parses_back_with_its_nested_stacks() -> None:
+    top = ResourceView(
+        name="group", stack=STACK, type="OS::Heat::ResourceGroup", action="INIT", status="COMPLETE"
+    )
+    inner = ResourceView(
+        name="0",
+        stack=NESTED,
+        type="OS::Heat::TestResource",
+        action="INIT",
+        status="COMPLETE",
+        attributes={"output": None},
+        properties={"value": "v"},
+        parent_resource="group",
+    )
+    stack = StackView(identity=StackIdentity("web", "None"), action="", status="")
+    document = formatting.stack_preview(StackPreview(stack, (top, (inner,))), LINKS)
+    parsed = views.preview(document)
+    assert parsed.resources == (dataclasses.replace(top, attributes={}, properties={}), (inner,))
+    assert parsed.stack.identity == StackIdentity("web", "None")
