@@ -6,7 +6,10 @@ need the engine ask the application for the orchestration service: it is built o
 from the configuration (``--config-file``, else SQLite under the user's state directory). It
 reads the database itself and hands the stack operations to the state directory's engine
 daemon (:mod:`thermik.cmd.daemon`), which goes on when the command ends; with ``[engine]
-local_daemon = false`` the engine runs in this process and stops with the command.
+local_daemon = false`` the engine runs in this process and stops with the command. With
+``--os-endpoint URL`` or ``--remote`` (:mod:`thermik.cmd.remote`) the service is a client of a
+remote Thermik or Heat service (:class:`thermik.remote.RemoteOrchestrator`): nothing local is
+opened or started.
 """
 
 from __future__ import annotations
