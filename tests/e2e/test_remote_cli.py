@@ -127,9 +127,9 @@ def test_errors_are_the_services_own_in_one_line(cli: RemoteCli, tmp_path: Path)
     local_only = cli("engine", "status")
     assert local_only.status == 1
     assert "not available against a remote service" in local_only.err
-    software = cli("software", "config", "list")
-    assert software.status == 1
-    assert "cannot manage software configs" in software.err
+    no_config = cli("software", "config", "show", "0b6c5c2e-8f0a-4a41-b1a6-58bb7e2f3d44")
+    assert no_config.status == 1
+    assert "0b6c5c2e-8f0a-4a41-b1a6-58bb7e2f3d44" in no_config.err, no_config.err
 
     unreachable = cli("stack", "list", endpoint="http://127.0.0.1:9/v1/p")
     assert unreachable.status == 1
@@ -137,3 +137,32 @@ def test_errors_are_the_services_own_in_one_line(cli: RemoteCli, tmp_path: Path)
     assert "127.0.0.1" not in unreachable.err
     assert "Traceback" not in unreachable.err
     assert not cli.state.exists(), "a remote command used the local state directory"
+
+
+def test_software_configs_and_deployments(cli: RemoteCli, tmp_path: Path) -> None:
+    script = tmp_path / "hello.sh"
+    script.write_text("#!/bin/sh\necho hello\n", encoding="utf-8")
+    create = ("software", "config", "create", "--config-file", str(script), "--group", "script")
+    config = ok(cli(*create, "hello", "-f", "json")).json()
+    assert (config["name"], config["config"]) == ("hello", "#!/bin/sh\necho hello\n")
+    [listed] = ok(cli("software", "config", "list", "-f", "json")).json()
+    assert listed["id"] == config["id"]
+    deployment = ok(
+        cli(
+            "software",
+            "deployment",
+            "create",
+            "--config",
+            config["id"],
+            "--server",
+            "srv-1",
+            "run-hello",
+            "-f",
+            "json",
+        )
+    ).json()
+    assert deployment["server_id"] == "srv-1"
+    metadata = ok(cli("software", "deployment", "metadata", "show", "srv-1")).out
+    assert [entry["name"] for entry in json.loads(metadata)] == ["run-hello"]
+    ok(cli("software", "deployment", "delete", deployment["id"]))
+    assert ok(cli("software", "deployment", "list", "-f", "json")).json() == []

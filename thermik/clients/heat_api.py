@@ -159,7 +159,7 @@ class HeatApi:
     ) -> Any:
         kwargs: dict[str, Any] = {"headers": {"Accept": "application/json"}}
         if body is not None:
-            kwargs["data"] = json.dumps(body)
+            kwargs["data"] = json.dumps(body, default=_jsonable)
             kwargs["headers"]["Content-Type"] = "application/json"
         try:
             response = self._client.request(
@@ -175,6 +175,15 @@ class HeatApi:
         if response.status_code >= 400:
             raise error_of(response.status_code, _decoded(response))
         return response
+
+
+def _jsonable(value: object) -> Any:
+    """A value ``json`` cannot encode as it is: a read-only mapping, a set."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=str)
+    raise TypeError(f"{type(value).__name__} cannot be sent as JSON")
 
 
 def _adapter(target: RemoteTarget) -> adapter.Adapter:

@@ -2,9 +2,8 @@
 remote Thermik or Heat service's v1 REST API, for ``thermik --os-endpoint``/``--remote``.
 
 The CLI's commands call it as they call the local engine; nothing here touches a database or
-runs an engine. Stacks are :mod:`thermik.remote.stacks`; resources, events and the catalog are
-here. Software configs and deployments are refused with a message that says so
-(:class:`thermik.errors.NotRemote`).
+runs an engine. Stacks are :mod:`thermik.remote.stacks`, software configs and deployments
+:mod:`thermik.remote.software`; resources, events and the catalog are here.
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from thermik.api.boundary import (
-    DeploymentRequest,
-    DeploymentUpdate,
     EventQuery,
     EventView,
     RequestContext,
@@ -22,9 +19,6 @@ from thermik.api.boundary import (
     ResourceTypeView,
     ResourceView,
     ServiceView,
-    SoftwareConfigRequest,
-    SoftwareConfigView,
-    SoftwareDeploymentView,
     StackIdentity,
     StackRequest,
     TemplateFunctionView,
@@ -33,21 +27,18 @@ from thermik.api.boundary import (
 )
 from thermik.clients.heat_api import segment
 from thermik.remote import bodies, views
-from thermik.remote.stacks import RemoteStacks, not_remote, stack_path
+from thermik.remote.software import RemoteSoftware
+from thermik.remote.stacks import RemoteStacks, stack_path
+from thermik.remote.views import mapping
 
 Json = Any
-SOFTWARE = "manage software configs and deployments"
-
-
-def _mapping(document: Any) -> dict[str, Any]:
-    return dict(document) if isinstance(document, Mapping) else {}
 
 
 def _listed(document: Any, key: str) -> list[Any]:
-    return [item for item in _mapping(document).get(key) or () if item is not None]
+    return [item for item in mapping(document).get(key) or () if item is not None]
 
 
-class RemoteOrchestrator(RemoteStacks):
+class RemoteOrchestrator(RemoteStacks, RemoteSoftware):
     """Everything the CLI asks of the engine, asked of a remote service."""
 
     def close(self) -> None:
@@ -76,13 +67,13 @@ class RemoteOrchestrator(RemoteStacks):
     ) -> ResourceView:
         params = {"with_attr": list(with_attr)} if with_attr else {}
         shown = self.api.call("GET", self._resource_path(stack, name), params=params)
-        return views.resource(_mapping(_mapping(shown).get("resource")), stack)
+        return views.resource(mapping(mapping(shown).get("resource")), stack)
 
     def resource_metadata(
         self, ctx: RequestContext, stack: StackIdentity, name: str
     ) -> Mapping[str, Json]:
         shown = self.api.call("GET", f"{self._resource_path(stack, name)}/metadata")
-        return _mapping(_mapping(shown).get("metadata"))
+        return mapping(mapping(shown).get("metadata"))
 
     def signal_resource(
         self, ctx: RequestContext, stack: StackIdentity, name: str, details: Json
@@ -114,7 +105,7 @@ class RemoteOrchestrator(RemoteStacks):
         self, ctx: RequestContext, stack: StackIdentity, resource_name: str, event_id: str
     ) -> EventView:
         path = f"{self._resource_path(stack, resource_name)}/events/{segment(event_id)}"
-        return views.event(_mapping(_mapping(self.api.call("GET", path)).get("event")), stack)
+        return views.event(mapping(mapping(self.api.call("GET", path)).get("event")), stack)
 
     # The catalog
 
@@ -130,7 +121,7 @@ class RemoteOrchestrator(RemoteStacks):
         if ignore_errors:
             params["ignore_errors"] = ",".join(ignore_errors)
         answer = self.api.call("POST", "/validate", body=bodies.stack_body(request), params=params)
-        return views.validation(_mapping(answer))
+        return views.validation(mapping(answer))
 
     def list_resource_types(
         self,
@@ -155,7 +146,7 @@ class RemoteOrchestrator(RemoteStacks):
         self, ctx: RequestContext, type_name: str, *, with_description: bool = False
     ) -> Mapping[str, Json]:
         params = {"with_description": "True"} if with_description else {}
-        return _mapping(
+        return mapping(
             self.api.call("GET", f"/resource_types/{segment(type_name)}", params=params)
         )
 
@@ -163,7 +154,7 @@ class RemoteOrchestrator(RemoteStacks):
         self, ctx: RequestContext, type_name: str, template_type: str
     ) -> Mapping[str, Json]:
         path = f"/resource_types/{segment(type_name)}/template"
-        return _mapping(self.api.call("GET", path, params={"template_type": template_type}))
+        return mapping(self.api.call("GET", path, params={"template_type": template_type}))
 
     def list_template_versions(self, ctx: RequestContext) -> Sequence[TemplateVersionView]:
         found = self.api.call("GET", "/template_versions")
@@ -186,7 +177,7 @@ class RemoteOrchestrator(RemoteStacks):
         ]
 
     def engine_revision(self, ctx: RequestContext) -> str:
-        engine = _mapping(_mapping(self.api.call("GET", "/build_info")).get("engine"))
+        engine = mapping(mapping(self.api.call("GET", "/build_info")).get("engine"))
         return str(engine.get("revision") or "")
 
     def list_services(self, ctx: RequestContext) -> Sequence[ServiceView]:
@@ -204,49 +195,3 @@ class RemoteOrchestrator(RemoteStacks):
             )
             for item in _listed(self.api.call("GET", "/services"), "services")
         ]
-
-    # Software configs and deployments: not offered remotely
-
-    def create_software_config(
-        self, ctx: RequestContext, request: SoftwareConfigRequest
-    ) -> SoftwareConfigView:
-        not_remote(SOFTWARE)
-
-    def list_software_configs(
-        self, ctx: RequestContext, *, limit: int | None = None, marker: str | None = None
-    ) -> Sequence[SoftwareConfigView]:
-        not_remote(SOFTWARE)
-
-    def show_software_config(self, ctx: RequestContext, config_id: str) -> SoftwareConfigView:
-        not_remote(SOFTWARE)
-
-    def delete_software_config(self, ctx: RequestContext, config_id: str) -> None:
-        not_remote(SOFTWARE)
-
-    def create_software_deployment(
-        self, ctx: RequestContext, request: DeploymentRequest
-    ) -> SoftwareDeploymentView:
-        not_remote(SOFTWARE)
-
-    def list_software_deployments(
-        self, ctx: RequestContext, *, server_id: str | None = None
-    ) -> Sequence[SoftwareDeploymentView]:
-        not_remote(SOFTWARE)
-
-    def show_software_deployment(
-        self, ctx: RequestContext, deployment_id: str
-    ) -> SoftwareDeploymentView:
-        not_remote(SOFTWARE)
-
-    def update_software_deployment(
-        self, ctx: RequestContext, deployment_id: str, update: DeploymentUpdate
-    ) -> SoftwareDeploymentView:
-        not_remote(SOFTWARE)
-
-    def delete_software_deployment(self, ctx: RequestContext, deployment_id: str) -> None:
-        not_remote(SOFTWARE)
-
-    def server_deployments_metadata(
-        self, ctx: RequestContext, server_id: str
-    ) -> Sequence[Mapping[str, Json]]:
-        not_remote(SOFTWARE)

@@ -8,7 +8,7 @@ The caller's context is the remote service's business (it knows the caller by th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from thermik.api.boundary import (
     ListQuery,
@@ -25,8 +25,9 @@ from thermik.api.boundary import (
     StackView,
 )
 from thermik.clients.heat_api import HeatApi, segment
-from thermik.errors import NotFound, NotRemote, RemoteUnavailable
+from thermik.errors import NotFound, RemoteUnavailable
 from thermik.remote import bodies, views
+from thermik.remote.views import mapping
 
 Json = Any
 
@@ -34,18 +35,6 @@ Json = Any
 def stack_path(stack: StackIdentity) -> str:
     """``/stacks/<name>/<id>``."""
     return f"/stacks/{segment(stack.name)}/{segment(stack.id)}"
-
-
-def not_remote(what: str) -> NoReturn:
-    """Refuse what a remote service cannot be asked for from this CLI."""
-    raise NotRemote(
-        f"thermik cannot {what} on a remote service (--os-endpoint/--remote); the openstack "
-        "client can"
-    )
-
-
-def _mapping(document: Any) -> dict[str, Any]:
-    return dict(document) if isinstance(document, Mapping) else {}
 
 
 class RemoteStacks:
@@ -56,7 +45,7 @@ class RemoteStacks:
 
     def create_stack(self, ctx: RequestContext, request: StackRequest) -> StackIdentity:
         created = self.api.call("POST", "/stacks", body=bodies.stack_body(request))
-        stack_id = _mapping(_mapping(created).get("stack")).get("id")
+        stack_id = mapping(mapping(created).get("stack")).get("id")
         if not stack_id:
             raise RemoteUnavailable("the orchestration service did not say what it created")
         return StackIdentity(str(request.name), str(stack_id))
@@ -66,10 +55,10 @@ class RemoteStacks:
 
     def preview_stack(self, ctx: RequestContext, request: StackRequest) -> StackPreview:
         answer = self.api.call("POST", "/stacks/preview", body=bodies.stack_body(request))
-        return views.preview(_mapping(_mapping(answer).get("stack")))
+        return views.preview(mapping(mapping(answer).get("stack")))
 
     def list_stacks(self, ctx: RequestContext, query: ListQuery) -> Page[StackView]:
-        found = _mapping(self.api.call("GET", "/stacks", params=bodies.list_params(query)))
+        found = mapping(self.api.call("GET", "/stacks", params=bodies.list_params(query)))
         items = tuple(views.stack(item) for item in found.get("stacks") or ())
         return Page(items, found.get("count"))
 
@@ -86,8 +75,8 @@ class RemoteStacks:
         self, ctx: RequestContext, stack: StackIdentity, *, resolve_outputs: bool = True
     ) -> StackView:
         params = {} if resolve_outputs else {"resolve_outputs": "False"}
-        shown = _mapping(self.api.call("GET", stack_path(stack), params=params))
-        return views.stack(_mapping(shown.get("stack")))
+        shown = mapping(self.api.call("GET", stack_path(stack), params=params))
+        return views.stack(mapping(shown.get("stack")))
 
     def update_stack(self, ctx: RequestContext, stack: StackIdentity, update: StackUpdate) -> None:
         method = "PATCH" if update.existing else "PUT"
@@ -105,7 +94,7 @@ class RemoteStacks:
         params = {"show_nested": "True"} if show_nested else {}
         path = f"{stack_path(stack)}/preview"
         answer = self.api.call(method, path, body=bodies.update_body(update), params=params)
-        changes = _mapping(_mapping(answer).get("resource_changes"))
+        changes = mapping(mapping(answer).get("resource_changes"))
         kinds = ("added", "deleted", "replaced", "unchanged", "updated")
         found = {
             kind: tuple(views.resource(item, stack) for item in changes.get(kind) or ())
@@ -117,27 +106,27 @@ class RemoteStacks:
         self.api.call("DELETE", stack_path(stack))
 
     def abandon_stack(self, ctx: RequestContext, stack: StackIdentity) -> Mapping[str, Json]:
-        return _mapping(self.api.call("DELETE", f"{stack_path(stack)}/abandon"))
+        return mapping(self.api.call("DELETE", f"{stack_path(stack)}/abandon"))
 
     def export_stack(self, ctx: RequestContext, stack: StackIdentity) -> Mapping[str, Json]:
-        return _mapping(self.api.call("GET", f"{stack_path(stack)}/export"))
+        return mapping(self.api.call("GET", f"{stack_path(stack)}/export"))
 
     def stack_template(self, ctx: RequestContext, stack: StackIdentity) -> Mapping[str, Json]:
-        return _mapping(self.api.call("GET", f"{stack_path(stack)}/template"))
+        return mapping(self.api.call("GET", f"{stack_path(stack)}/template"))
 
     def stack_environment(self, ctx: RequestContext, stack: StackIdentity) -> Mapping[str, Json]:
-        return _mapping(self.api.call("GET", f"{stack_path(stack)}/environment"))
+        return mapping(self.api.call("GET", f"{stack_path(stack)}/environment"))
 
     def stack_files(self, ctx: RequestContext, stack: StackIdentity) -> Mapping[str, str]:
-        return _mapping(self.api.call("GET", f"{stack_path(stack)}/files"))
+        return mapping(self.api.call("GET", f"{stack_path(stack)}/files"))
 
     def list_outputs(self, ctx: RequestContext, stack: StackIdentity) -> Sequence[OutputView]:
-        found = _mapping(self.api.call("GET", f"{stack_path(stack)}/outputs"))
+        found = mapping(self.api.call("GET", f"{stack_path(stack)}/outputs"))
         return [views.output(item) for item in found.get("outputs") or ()]
 
     def show_output(self, ctx: RequestContext, stack: StackIdentity, key: str) -> OutputView:
         path = f"{stack_path(stack)}/outputs/{segment(key)}"
-        shown = _mapping(_mapping(self.api.call("GET", path)).get("output"))
+        shown = mapping(mapping(self.api.call("GET", path)).get("output"))
         if not shown:
             raise NotFound(f"Specified output key {key} not found.")
         return views.output(shown)
@@ -149,17 +138,17 @@ class RemoteStacks:
         self, ctx: RequestContext, stack: StackIdentity, name: str | None
     ) -> SnapshotView:
         path = f"{stack_path(stack)}/snapshots"
-        return views.snapshot(_mapping(self.api.call("POST", path, body={"name": name})))
+        return views.snapshot(mapping(self.api.call("POST", path, body={"name": name})))
 
     def list_snapshots(self, ctx: RequestContext, stack: StackIdentity) -> Sequence[SnapshotView]:
-        found = _mapping(self.api.call("GET", f"{stack_path(stack)}/snapshots"))
+        found = mapping(self.api.call("GET", f"{stack_path(stack)}/snapshots"))
         return [views.snapshot(item) for item in found.get("snapshots") or ()]
 
     def show_snapshot(
         self, ctx: RequestContext, stack: StackIdentity, snapshot_id: str
     ) -> SnapshotView:
         path = f"{stack_path(stack)}/snapshots/{segment(snapshot_id)}"
-        return views.snapshot(_mapping(_mapping(self.api.call("GET", path)).get("snapshot")))
+        return views.snapshot(mapping(mapping(self.api.call("GET", path)).get("snapshot")))
 
     def delete_snapshot(self, ctx: RequestContext, stack: StackIdentity, snapshot_id: str) -> None:
         self.api.call("DELETE", f"{stack_path(stack)}/snapshots/{segment(snapshot_id)}")

@@ -32,6 +32,11 @@ STACK_EVENT_TYPE = "OS::Heat::Stack"
 _PARAMETER_KEYS = frozenset({"Type", "Description", "Label", "NoEcho", "Default", "Value", "Tags"})
 
 
+def mapping(document: Any) -> dict[str, Any]:
+    """``document`` as a dict; ``{}`` when the service sent something else (or nothing)."""
+    return dict(document) if isinstance(document, Mapping) else {}
+
+
 def split_status(text: str | None) -> tuple[str, str]:
     """``("CREATE", "COMPLETE")`` from ``CREATE_COMPLETE``."""
     action, _, status = (text or "").partition("_")
