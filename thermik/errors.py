@@ -435,6 +435,19 @@ class EngineUnavailable(ThermikError):
     retryable = True
 
 
+class RemoteUnavailable(ThermikError):
+    """A remote Thermik or Heat service (``thermik --os-endpoint``/``--remote``) failed or
+    cannot be reached; the message is the service's own, or says which part failed."""
+
+    http_status = 503
+    retryable = True
+
+
+class NotRemote(InvalidInput):
+    """A command that needs this machine's engine or database was run against a remote
+    service (``--os-endpoint``/``--remote``)."""
+
+
 class StoreError(ThermikError):
     """The database cannot be used."""
 

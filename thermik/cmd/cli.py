@@ -6,7 +6,10 @@ need the engine ask the application for the orchestration service: it is built o
 from the configuration (``--config-file``, else SQLite under the user's state directory). It
 reads the database itself and hands the stack operations to the state directory's engine
 daemon (:mod:`thermik.cmd.daemon`), which goes on when the command ends; with ``[engine]
-local_daemon = false`` the engine runs in this process and stops with the command.
+local_daemon = false`` the engine runs in this process and stops with the command. With
+``--os-endpoint URL`` or ``--remote`` (:mod:`thermik.cmd.remote`) the service is a client of a
+remote Thermik or Heat service (:class:`thermik.remote.RemoteOrchestrator`): nothing local is
+opened or started.
 """
 
 from __future__ import annotations
@@ -26,11 +29,14 @@ from cliff.command import Command
 from cliff.commandmanager import CommandManager
 
 import thermik
+from thermik.api.links import Links
 from thermik.cmd.daemon import Launch
+from thermik.cmd.remote import add_remote_options, remote_target
 from thermik.conf import settings as config
 
 if TYPE_CHECKING:
-    from thermik.orchestration import Orchestrator
+    from thermik.clients.heat_api import HeatApi, RemoteTarget
+    from thermik.cmd.session import CommandService
 
 #: Name of the console log handler (replaced when ``main`` runs again in one process).
 _CONSOLE = "thermik-cli-console"
@@ -107,8 +113,10 @@ class ThermikApp(App):
             command_manager=CommandManager("thermik.cli"),
             deferred_help=True,
         )
-        self._service: Orchestrator | None = None
+        self._service: CommandService | None = None
         self._settings: config.Settings | None = None
+        #: The remote service's API client (``--os-endpoint``/``--remote``), once used.
+        self._remote_api: HeatApi | None = None
 
     def build_option_parser(
         self, description: str | None, version: str | None, argparse_kwargs: Any = None
@@ -133,8 +141,10 @@ class ThermikApp(App):
             metavar="NAME",
             help="Create the stacks' resources on this cloud of clouds.yaml, with its "
             "credentials (default: $OS_CLOUD; without it, the OS_* variables when "
-            "OS_AUTH_URL is set, else no cloud).",
+            "OS_AUTH_URL is set, else no cloud). With --remote or --os-endpoint: the "
+            "cloud whose Keystone authenticates the calls to the remote service.",
         )
+        add_remote_options(parser)
         # Global options are read only before the command's name, so that a command's own
         # option of the same name (``software config create --config-file``) stays its own.
         parse = parser.parse_known_args
@@ -167,13 +177,40 @@ class ThermikApp(App):
         """Run with ``settings`` instead of the configuration (before the service starts)."""
         self._settings = settings
 
-    def service(self) -> Orchestrator:
-        """The orchestration service (built once): a client of the state directory's engine
-        daemon (started when none runs), or with ``[engine] local_daemon = false`` over an
-        engine running in this process."""
+    def remote(self) -> RemoteTarget | None:
+        """The remote service the options name (``--os-endpoint``/``--remote``), or None."""
+        config_file = self.settings().clients.cloud_config_file
+        return remote_target(self.options, os.environ, config_file)
+
+    def is_remote(self) -> bool:
+        """Whether the commands act on a remote service rather than the local engine."""
+        return bool(self.options.os_endpoint or self.options.remote)
+
+    def engine_goes_on(self) -> bool:
+        """Whether the engine goes on with a stack when this command ends."""
+        return self.is_remote() or self.settings().engine.local_daemon
+
+    def links(self, project: str) -> Links:
+        """Where the objects shown are served: the remote service's URLs, or where
+        ``thermik-api`` would serve them."""
+        if self.is_remote():
+            self.service()
+            assert self._remote_api is not None
+            return Links(self._remote_api.root, self._remote_api.tenant)
+        from thermik.cmd.render import links  # noqa: PLC0415 - the API's formatting is slow
+
+        return links(self.settings().api, project)
+
+    def service(self) -> CommandService:
+        """The orchestration service (built once): a client of the remote service, of the
+        state directory's engine daemon (started when none runs), or with ``[engine]
+        local_daemon = false`` over an engine running in this process."""
         if self._service is None:
             settings = self.settings()
-            if settings.engine.local_daemon:
+            target = self.remote()
+            if target is not None:
+                self._service = self._remote_service(target)
+            elif settings.engine.local_daemon:
                 self._service = self._daemon_service(settings)
             else:
                 from thermik.service import build_orchestration_service  # noqa: PLC0415 - slow
@@ -188,7 +225,14 @@ class ThermikApp(App):
             Path(settings.state_dir), tuple(self.options.config_file), settings.clients.cloud
         )
 
-    def _daemon_service(self, settings: config.Settings) -> Orchestrator:
+    def _remote_service(self, target: RemoteTarget) -> CommandService:
+        from thermik.clients.heat_api import HeatApi  # noqa: PLC0415
+        from thermik.remote import RemoteOrchestrator  # noqa: PLC0415
+
+        self._remote_api = HeatApi.open(target)
+        return RemoteOrchestrator(self._remote_api)
+
+    def _daemon_service(self, settings: config.Settings) -> CommandService:
         from thermik.cmd import daemon  # noqa: PLC0415
         from thermik.service import build_daemon_service  # noqa: PLC0415 - slow
 

@@ -51,6 +51,8 @@ def demo_text(name: str = DEMO_TEMPLATE) -> str:
 class Demo(StackCommand, ShowOne):
     """Create the demo stack on the embedded engine, with live progress, and show its outputs."""
 
+    remote_ok = False
+
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = super().get_parser(prog_name)
         parser.add_argument("--name", default="demo", help="Stack name (default: demo)")

@@ -26,6 +26,8 @@ from thermik.cmd.session import ServiceCommand
 class _EngineCommand(ServiceCommand):
     """Base of the ``engine`` commands: the state directory they act on."""
 
+    remote_ok = False
+
     @property
     def state_dir(self) -> Path:
         """The state directory of this command's configuration."""

@@ -20,7 +20,7 @@ from cliff.show import ShowOne
 from thermik.api import formatting
 from thermik.api.boundary import EventQuery, EventView, SortDir, StackIdentity
 from thermik.api.responses import isotime
-from thermik.cmd.render import Row, columns, links, rows
+from thermik.cmd.render import Row, columns, rows
 from thermik.cmd.session import ServiceCommand, add_stack_argument
 from thermik.cmd.stack_inputs import parse_filters
 from thermik.errors import InvalidInput
@@ -133,7 +133,7 @@ class ListEvent(ServiceCommand, Lister):
             self._follow(stack, dataclasses.replace(query, sort_dir=SortDir.ASC, limit=None))
             return (), ()
         views = self.service.list_events(self.context, stack, query)
-        where = links(self.thermik.settings().api, self.context.tenant)
+        where = self.links
         documents = [
             _document(view, formatting.event(view, where, detail=False)) for view in views
         ]
@@ -177,5 +177,5 @@ class ShowEvent(ServiceCommand, ShowOne):
         view = self.service.show_event(
             self.context, stack, parsed_args.resource, parsed_args.event
         )
-        where = links(self.thermik.settings().api, self.context.tenant)
+        where = self.links
         return columns(formatting.event(view, where, detail=True))

@@ -158,7 +158,7 @@ class Watch:
         except KeyboardInterrupt:
             if self.engine_goes_on:
                 self.out.write(
-                    f"\nInterrupted: stopped waiting; the local engine goes on with stack "
+                    f"\nInterrupted: stopped waiting; the engine goes on with stack "
                     f"{self.stack.name}.\n"
                 )
             else:

@@ -13,7 +13,7 @@ from cliff.show import ShowOne
 
 from thermik.api import formatting
 from thermik.api.boundary import ResourceQuery
-from thermik.cmd.render import Row, columns, links, rows
+from thermik.cmd.render import Row, columns, rows
 from thermik.cmd.session import ServiceCommand, add_stack_argument
 from thermik.cmd.stack_inputs import parse_filters
 from thermik.errors import InvalidInput, InvalidSignal
@@ -72,7 +72,7 @@ class ListResource(ServiceCommand, Lister):
             nested_depth=parsed_args.nested_depth, filters=parse_filters(parsed_args.filter)
         )
         views = self.service.list_resources(self.context, stack, query)
-        where = links(self.thermik.settings().api, self.context.tenant)
+        where = self.links
         documents = []
         for view in views:
             document = formatting.resource(view, where, detail=False)
@@ -105,7 +105,7 @@ class ShowResource(ServiceCommand, ShowOne):
         view = self.service.show_resource(
             self.context, stack, parsed_args.resource, with_attr=parsed_args.with_attr
         )
-        where = links(self.thermik.settings().api, self.context.tenant)
+        where = self.links
         return columns(formatting.resource(view, where, detail=True), SHOW_FIRST)
 
 

@@ -12,19 +12,33 @@ import argparse
 import getpass
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from oslo_config import cfg
 
-from thermik.api.boundary import RequestContext, ResourceQuery, StackIdentity, StackView
+from thermik.api.boundary import (
+    OrchestrationService,
+    RequestContext,
+    ResourceQuery,
+    StackIdentity,
+    StackView,
+)
+from thermik.api.links import Links
 from thermik.cmd.helptext import PlainHelp
 from thermik.cmd.progress import OperationFailed, Watch, newest_event
 from thermik.cmd.template import report
-from thermik.errors import ConfigError, ThermikError
+from thermik.errors import ConfigError, NotRemote, ThermikError
 
 if TYPE_CHECKING:
     from thermik.cmd.cli import ThermikApp
-    from thermik.orchestration import Orchestrator
+
+
+class CommandService(OrchestrationService, Protocol):
+    """What commands call: the local engine's service (:class:`thermik.orchestration.
+    Orchestrator`) or a remote one's (:class:`thermik.remote.RemoteOrchestrator`)."""
+
+    def close(self) -> None:
+        """Release the service (an engine running in this process stops)."""
 
 
 #: Said when a command starts an operation and does not wait for it, the engine running in
@@ -38,6 +52,9 @@ DETACHED = (
 class ServiceCommand(PlainHelp):
     """Base of commands that use the engine; put it before ``Lister``/``ShowOne``."""
 
+    #: Whether the command works against a remote service (``--os-endpoint``/``--remote``).
+    remote_ok: ClassVar[bool] = True
+
     @property
     def thermik(self) -> ThermikApp:
         """The ``thermik`` application running this command."""
@@ -45,6 +62,11 @@ class ServiceCommand(PlainHelp):
 
     def run(self, parsed_args: argparse.Namespace) -> int:
         try:
+            if not self.remote_ok and self.thermik.is_remote():
+                raise NotRemote(
+                    f"thermik {self.cmd_name} acts on this machine's own engine and state: it "
+                    "is not available against a remote service (--os-endpoint/--remote)"
+                )
             result = super().run(parsed_args)
         except ThermikError as exc:
             return report(exc)
@@ -56,9 +78,14 @@ class ServiceCommand(PlainHelp):
         return result
 
     @property
-    def service(self) -> Orchestrator:
+    def service(self) -> CommandService:
         """The orchestration service (the engine starts with the first use)."""
         return self.thermik.service()
+
+    @property
+    def links(self) -> Links:
+        """Where the objects shown are served (the ``links`` of what commands show)."""
+        return self.thermik.links(self.context.tenant)
 
     @property
     def context(self) -> RequestContext:
@@ -96,7 +123,7 @@ class ServiceCommand(PlainHelp):
         """
         if args.wait:
             self.wait(stack, marker, total, args, rollback_succeeds=rollback_succeeds)
-        elif not self.thermik.settings().engine.local_daemon:
+        elif not self.thermik.engine_goes_on():
             sys.stderr.write(DETACHED.format(name=stack.name))
 
     def wait(
@@ -117,7 +144,7 @@ class ServiceCommand(PlainHelp):
             marker,
             poll=args.poll,
             rollback_succeeds=rollback_succeeds,
-            engine_goes_on=self.thermik.settings().engine.local_daemon,
+            engine_goes_on=self.thermik.engine_goes_on(),
         )
         return watch.run()
 

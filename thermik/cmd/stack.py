@@ -31,7 +31,6 @@ from thermik.cmd.render import (
     Row,
     cell,
     columns,
-    links,
     rows,
     stack_columns,
     stack_document,
@@ -55,9 +54,7 @@ class StackCommand(ServiceCommand):
     def show(self, stack: StackIdentity, *, outputs: bool) -> Row:
         """The short stack columns, with the outputs when the operation was waited for."""
         view = self.service.show_stack(self.context, stack, resolve_outputs=outputs)
-        return stack_columns(
-            view, links(self.thermik.settings().api, self.context.tenant), short=True
-        )
+        return stack_columns(view, self.links, short=True)
 
 
 class CreateStack(StackCommand, ShowOne):
@@ -86,7 +83,7 @@ class CreateStack(StackCommand, ShowOne):
         )
         if parsed_args.dry_run:
             preview = self.service.preview_stack(self.context, request)
-            where = links(self.thermik.settings().api, self.context.tenant)
+            where = self.links
             document = formatting.stack_preview(preview, where)
             # All of it, sorted, template_description included: openstack shows it so here.
             names = tuple(sorted(document))
@@ -158,7 +155,7 @@ class UpdateStack(StackCommand, ShowOne):
             changes = self.service.preview_update(
                 self.context, stack, update, show_nested=parsed_args.show_nested
             )
-            return _changes(changes, links(self.thermik.settings().api, self.context.tenant))
+            return _changes(changes, self.links)
         marker = self.newest_event(stack)
         self.service.update_stack(self.context, stack, update)
         self.follow(stack, marker, self.template_count(stack), parsed_args)
@@ -253,7 +250,7 @@ class ListStack(ServiceCommand, Lister):
     def take_action(self, parsed_args: argparse.Namespace) -> Row:
         query = list_query(parsed_args)
         page = self.service.list_stacks(self.context, query)
-        where = links(self.thermik.settings().api, self.context.tenant)
+        where = self.links
         documents = [stack_document(view, where) for view in page.items]
         return rows(documents, list_columns(parsed_args, documents), titled=True)
 
@@ -316,4 +313,4 @@ class ShowStack(ServiceCommand, ShowOne):
         view = self.service.show_stack(
             self.context, stack, resolve_outputs=not parsed_args.no_resolve_outputs
         )
-        return stack_columns(view, links(self.thermik.settings().api, self.context.tenant))
+        return stack_columns(view, self.links)

@@ -17,7 +17,7 @@ from cliff.lister import Lister
 from cliff.show import ShowOne
 
 from thermik.api.boundary import StackAction
-from thermik.cmd.render import Row, columns, links, rows, stack_document
+from thermik.cmd.render import Row, columns, rows, stack_document
 from thermik.cmd.session import ServiceCommand, add_stack_argument
 from thermik.cmd.stack import LIST_COLUMNS, StackCommand
 from thermik.cmd.stack_inputs import add_input_arguments, add_wait_arguments, stack_request
@@ -41,7 +41,7 @@ class _ActionCommand(ServiceCommand, Lister):
 
     def take_action(self, parsed_args: argparse.Namespace) -> Row:
         action = self.act(parsed_args)
-        where = links(self.thermik.settings().api, self.context.tenant)
+        where = self.links
         documents = []
         for name in parsed_args.stacks:
             stack = self.stack(name)

@@ -9,7 +9,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
@@ -29,6 +29,7 @@ from thermik.template.validate import VALIDATE_STACK_NAME, validate_template
 
 if TYPE_CHECKING:
     from thermik.clients.access import StackCloud
+    from thermik.cmd.cli import ThermikApp
 
 
 def add_template_arguments(parser: argparse.ArgumentParser) -> None:
@@ -112,6 +113,8 @@ class ValidateTemplate(PlainHelp):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> int:
+        if getattr(self.app, "is_remote", bool)():
+            return self._remote(parsed_args)
         try:
             template, environment = load_input(parsed_args)
             registry = Registry.from_entry_points()
@@ -133,6 +136,24 @@ class ValidateTemplate(PlainHelp):
             return report(exc)
         warn_misspellings(template)
         print_data(result, parsed_args.format)
+        return 0
+
+    def _remote(self, args: argparse.Namespace) -> int:
+        """Validate with the remote service (``--os-endpoint``/``--remote``): what it says."""
+        from thermik.api.boundary import RequestContext  # noqa: PLC0415
+        from thermik.api.v1.validate import validation_document  # noqa: PLC0415
+        from thermik.cmd.stack_inputs import stack_request  # noqa: PLC0415
+
+        inputs = argparse.Namespace(**vars(args), parameter_file=[], timeout=None)
+        try:
+            request = stack_request(inputs)
+            app = cast("ThermikApp", self.app)
+            ctx = RequestContext(tenant=app.options.project)
+            ignored = [code.strip() for code in args.ignore_errors.split(",") if code]
+            view = app.service().validate_template(ctx, request, ignore_errors=ignored)
+        except ThermikError as exc:
+            return report(exc)
+        print_data(validation_document(view), args.format)
         return 0
 
 
