@@ -87,7 +87,13 @@ DATABASE_OPTS: list[cfg.Opt] = [
         "mysql+pymysql://user:pw@host/thermik. Defaults to SQLite under state_dir.",
     ),
     cfg.IntOpt("busy_timeout", default=30, min=0, help="SQLite busy timeout in seconds."),
-    cfg.IntOpt("pool_size", default=10, min=1, help="Connection pool size (server databases)."),
+    cfg.IntOpt(
+        "pool_size",
+        default=10,
+        min=1,
+        help="Connection pool size (server databases): under load each process opens up to "
+        "twice this many connections, and keeps them open.",
+    ),
     cfg.BoolOpt("echo", default=False, help="Log every SQL statement."),
 ]
 

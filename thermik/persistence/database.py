@@ -204,11 +204,16 @@ def _server_engine(url: URL, settings: DatabaseSettings) -> Engine:
     if url.get_backend_name() in ("mysql", "mariadb") and "charset" not in url.query:
         url = url.update_query_dict({"charset": "utf8mb4"})
     try:
+        # Up to twice ``pool_size`` connections, as before, but every one opened is kept: an
+        # overflow connection was closed on its return whenever ``pool_size`` idled, so each
+        # burst of concurrent writes (an engine runs 16 job threads) opened connections anew,
+        # and opening one costs 2 ms of CPU with psycopg and 35 ms with PyMySQL (its TLS
+        # context).
         return create_engine(
             url,
             echo=settings.echo,
-            pool_size=settings.pool_size,
-            max_overflow=settings.pool_size,
+            pool_size=2 * settings.pool_size,
+            max_overflow=0,
             pool_pre_ping=True,
             isolation_level="READ COMMITTED",
         )

@@ -1,18 +1,17 @@
-"""The engine's hot statements, run on SQLite's driver cursor.
+"""The engine's hot statements, run on the driver's cursor.
 
-A resource action writes a handful of short statements. On SQLite, SQLAlchemy's execution
-machinery costs more than SQLite itself for each of them (``bench/store_bench.py``), so these
-statements are compiled by SQLAlchemy once per set of parameter names (same SQL, same type
-processing) and executed directly on the DBAPI cursor, inside the connection's transaction.
-On PostgreSQL and MariaDB the network round trip dwarfs that overhead and the normal path runs.
-SQL echo does not show these statements on SQLite.
+A resource action writes a handful of short statements. SQLAlchemy's execution machinery costs
+more CPU than the driver for each of them: on SQLite more than SQLite itself
+(``bench/store_bench.py``), on PostgreSQL about 65 of the 120 us a statement cost in all. So
+these statements are compiled by SQLAlchemy once per set of parameter names (same SQL, same
+type processing, the dialect's parameter style) and executed directly on the DBAPI cursor
+(sqlite3, psycopg, PyMySQL), inside the connection's transaction. SQL echo does not show them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -36,14 +35,22 @@ class Outcome:
 class _Plan:
     sql: str
     names: tuple[str, ...]
-    #: (position, processor) of the parameters that need converting (most need none).
-    conversions: tuple[tuple[int, Callable[[Any], Any]], ...]
+    #: (position or name, processor) of the parameters that need converting (most need none).
+    conversions: tuple[tuple[Any, Callable[[Any], Any]], ...]
+    #: Whether the driver takes a list (SQLite's ``?``) or a mapping (``%(name)s``).
+    positional: bool
+    #: Whether the statement hands the generated key back as a row (PostgreSQL's RETURNING).
+    returns_key: bool
 
-    def bind(self, params: Mapping[str, Any]) -> list[Any]:
-        """The positional values of ``params``, converted for the driver."""
-        values = [params[name] for name in self.names]
-        for position, convert in self.conversions:
-            values[position] = convert(values[position])
+    def bind(self, params: Mapping[str, Any]) -> Any:
+        """The values of ``params`` for the driver, converted."""
+        values: Any = (
+            [params[name] for name in self.names]
+            if self.positional
+            else {name: params[name] for name in self.names}
+        )
+        for where, convert in self.conversions:
+            values[where] = convert(values[where])
         return values
 
 
@@ -54,28 +61,23 @@ class HotStatement:
         self._statement = statement
         # An INSERT ... SELECT generates no one key to hand back.
         self._inserts = isinstance(statement, Insert) and statement.select is None
-        self._plans: dict[tuple[str, ...], _Plan] = {}
+        self._plans: dict[tuple[Any, ...], _Plan] = {}
 
     def execute(self, conn: Connection, params: Mapping[str, Any]) -> Outcome:
         """Run the statement with ``params`` in ``conn``'s transaction."""
-        if conn.dialect.name != "sqlite":
-            result = conn.execute(self._statement, dict(params))
-            key = result.inserted_primary_key if self._inserts else None
-            return Outcome(result.rowcount, None if key is None else int(key[0]))
-        plan = self._plan(conn.dialect, tuple(params))
-        values = plan.bind(params)
-        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.execute(plan.sql, values)
-        except sqlite3.Error as error:
-            raise exc.DBAPIError.instance(plan.sql, values, error, sqlite3.Error) from error
-        return Outcome(cursor.rowcount, cursor.lastrowid if self._inserts else None)
+        plan = self._plan(conn.dialect, tuple(params), self._inserts)
+        cursor = _run(conn, plan, plan.bind(params), many=False)
+        if not self._inserts:
+            return Outcome(cursor.rowcount, None)
+        key = cursor.fetchone()[0] if plan.returns_key else cursor.lastrowid
+        return Outcome(cursor.rowcount, int(key))
 
     def execute_many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
         """Run the statement for each of ``rows`` (all with the same keys) in ``conn``'s
-        transaction: on SQLite in one driver call (an action's two events, say)."""
-        if conn.dialect.name != "sqlite":
-            conn.execute(self._statement, [dict(params) for params in rows])
+        transaction, in one driver call (an action's two events, say)."""
+        if len(rows) == 1:
+            plan = self._plan(conn.dialect, tuple(rows[0]), False)
+            _run(conn, plan, plan.bind(rows[0]), many=False)
             return
         self._driver_many(conn, rows)
 
@@ -88,31 +90,63 @@ class HotStatement:
         return int(last)
 
     def _driver_many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> Any:
-        """``executemany`` on SQLite's driver cursor; the cursor."""
-        plan = self._plan(conn.dialect, tuple(rows[0]))
-        batch = [plan.bind(params) for params in rows]
-        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.executemany(plan.sql, batch)
-        except sqlite3.Error as error:
-            raise exc.DBAPIError.instance(plan.sql, batch, error, sqlite3.Error) from error
-        return cursor
+        """``executemany`` on the driver's cursor; the cursor."""
+        plan = self._plan(conn.dialect, tuple(rows[0]), False)
+        return _run(conn, plan, [plan.bind(params) for params in rows], many=True)
 
-    def _plan(self, dialect: Dialect, keys: tuple[str, ...]) -> _Plan:
-        return self._plans.get(keys) or self._compile(dialect, keys)
+    def _plan(self, dialect: Dialect, keys: tuple[str, ...], key_back: bool) -> _Plan:
+        # The SQL depends on the database and its version (MariaDB's upsert, say): one
+        # process may use several (the tests do).
+        found = (dialect.name, dialect.server_version_info, keys, key_back)
+        return self._plans.get(found) or self._compile(dialect, found)
 
-    def _compile(self, dialect: Dialect, keys: tuple[str, ...]) -> _Plan:
-        compiled = self._statement.compile(dialect=dialect, column_keys=list(keys))
-        names = tuple(compiled.positiontup or ())
+    def _compile(self, dialect: Dialect, found: tuple[Any, ...]) -> _Plan:
+        keys: tuple[str, ...] = found[2]
+        key_back: bool = found[3]
+        statement = self._statement
+        # PostgreSQL's driver has no ``lastrowid``: the key comes back as a row.
+        returns_key = key_back and dialect.name == "postgresql"
+        if returns_key:
+            assert isinstance(statement, Insert)
+            statement = statement.returning(*statement.table.primary_key)
+        compiled = statement.compile(dialect=dialect, column_keys=list(keys))
+        positional = compiled.positiontup is not None
+        names = tuple(compiled.positiontup or compiled.binds)
         processors = (_processor(compiled.binds[name].type, dialect) for name in names)
         conversions = tuple(
-            (position, process)
-            for position, process in enumerate(processors)
+            (position if positional else name, process)
+            for position, (name, process) in enumerate(zip(names, processors, strict=True))
             if process is not None
         )
-        plan = _Plan(compiled.string, names, conversions)
-        self._plans[keys] = plan
+        plan = _Plan(compiled.string, names, conversions, positional, returns_key)
+        self._plans[found] = plan
         return plan
+
+
+def _run(conn: Connection, plan: _Plan, values: Any, *, many: bool) -> Any:
+    """Execute ``plan`` on the driver's cursor of ``conn`` (in its transaction); the cursor.
+    A driver error becomes SQLAlchemy's, as on the normal path; a lost connection is
+    invalidated so that the pool does not hand it out again."""
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    dialect = conn.dialect
+    try:
+        if many:
+            cursor.executemany(plan.sql, values)
+        else:
+            cursor.execute(plan.sql, values)
+    except dialect.loaded_dbapi.Error as error:
+        lost = dialect.is_disconnect(error, conn.connection.dbapi_connection, cursor)
+        if lost:
+            conn.invalidate(error)
+        raise exc.DBAPIError.instance(
+            plan.sql,
+            values,
+            error,
+            dialect.loaded_dbapi.Error,
+            connection_invalidated=lost,
+            dialect=dialect,
+        ) from error
+    return cursor
 
 
 def _processor(type_: Any, dialect: Dialect) -> Processor:

@@ -23,6 +23,7 @@ from thermik.persistence.sqltypes import LONG_TEXT
 from thermik.persistence.values import changed_fields
 
 _INSERT = HotStatement(insert(RESOURCE))
+_INSERT_RETURNING = insert(RESOURCE).returning(RESOURCE.c.id, sort_by_parameter_order=True)
 #: The columns of :class:`Resource`'s fields, in their order (a row becomes a value by
 #: position: reading thousands of rows by column name costs more than the query).
 #: The atomic key of a version as inserted: no write has changed it (or given it blobs) since.
@@ -109,9 +110,15 @@ def inserted(conn: Connection, row: dict[str, Any]) -> Resource:
 
 def inserted_all(conn: Connection, rows: list[dict[str, Any]]) -> list[Resource]:
     """Insert several :func:`new_row` rows in ``conn``'s transaction, in order; the versions
-    they are. On SQLite in one call (a traversal inserts a whole stack's versions at once)."""
-    if conn.dialect.name != "sqlite" or len(rows) < 2:
+    they are, in one call (a traversal inserts a whole stack's versions at once)."""
+    if len(rows) < 2:
         return [inserted(conn, row) for row in rows]
+    if conn.dialect.name != "sqlite":
+        # SQLAlchemy sends multi-row INSERTs and hands the ids back in the rows' order.
+        ids = conn.execute(_INSERT_RETURNING, rows).scalars().all()
+        for row, row_id in zip(rows, ids, strict=True):
+            row["id"] = row_id
+        return [_value(row) for row in rows]
     last = _INSERT.insert_many(conn, rows)
     # The transaction holds SQLite's only write lock and the ids are not given, so the rows
     # got the ids after the table's largest, one after another; the first row proves it.

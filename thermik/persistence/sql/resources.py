@@ -339,7 +339,6 @@ class SqlResources(SqlBase, ResourceStore):
         now = params["updated_at"]
         event_values = [event_row(self._secrets, event, now) for event in events]
         blob_rows = along.rows(self._secrets, params["updated_at"])
-        is_sqlite = self._db.is_sqlite
         arrival_values = None
         if along.arrival is not None:
             arrival_values = _row_arrival(self._secrets, resource_id, along.arrival, now)
@@ -357,7 +356,7 @@ class SqlResources(SqlBase, ResourceStore):
             if event_values:
                 INSERT_EVENT.execute_many(conn, event_values)
             for row in along.data:
-                write_data(conn, is_sqlite, row)
+                write_data(conn, row)
             if arrival_values is not None:
                 _INSERT_ROW_ARRIVAL.execute(conn, arrival_values)
             return atomic_key + 1
