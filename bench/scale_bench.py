@@ -251,6 +251,8 @@ def run_one(
             "api_cpu_s": round(deployment.api_cpu() - api_before, 2),
             "load_average": load_average(),
         }
+        figures["unfinished_states"] = dict(sorted(results.unfinished.items()))
+        figures["refused_answers"] = dict(sorted(results.refused.items()))
         if killer is not None:
             figures.update(killer.figures(results))
     report(label, figures, results)
@@ -276,8 +278,9 @@ def report(label: str, figures: dict[str, Any], results: Results) -> None:
             f" {figures['victim_recovered_s']} s after the kill"
         )
     print(f"  refused {figures['refused']}, not complete {figures['unfinished']}")
-    for name, why in sorted({**results.refused, **results.unfinished}.items())[:10]:
-        print(f"    {name}: {why}")
+    for what, found in (("not complete", results.unfinished), ("refused", results.refused)):
+        for name, why in sorted(found.items())[:10]:
+            print(f"    {what} {name}: {why}")
 
 
 def load_average() -> str:
