@@ -29,21 +29,23 @@ def services_required() -> bool:
     return os.environ.get("THERMIK_REQUIRE_SERVICES") == "1"
 
 
-def admin_url(backend: str) -> URL:
-    """The URL of the server's maintenance database for ``backend``."""
-    return make_url(SERVER_URLS[backend])
+def admin_url(backend: str, server_url: str | None = None) -> URL:
+    """The URL of the server's maintenance database for ``backend`` (``server_url`` if given)."""
+    return make_url(server_url or SERVER_URLS[backend])
 
 
-def unavailable(backend: str) -> str | None:
-    """Why ``backend`` cannot be used here, or ``None`` if it can."""
+def unavailable(backend: str, server_url: str | None = None) -> str | None:
+    """Why ``backend`` (the server of ``server_url`` if given) cannot be used here, or
+    ``None`` if it can."""
     if backend == "sqlite":
         return None
-    engine = sqlalchemy.create_engine(admin_url(backend), poolclass=sqlalchemy.NullPool)
+    server = admin_url(backend, server_url)
+    engine = sqlalchemy.create_engine(server, poolclass=sqlalchemy.NullPool)
     try:
         with engine.connect() as conn:
             conn.exec_driver_sql("SELECT 1")
     except sqlalchemy.exc.DBAPIError as error:
-        where = admin_url(backend).render_as_string(hide_password=True)
+        where = server.render_as_string(hide_password=True)
         return f"{backend} at {where} is not reachable: {str(error.orig).strip()}"
     finally:
         engine.dispose()
@@ -51,20 +53,24 @@ def unavailable(backend: str) -> str | None:
 
 
 @contextlib.contextmanager
-def scratch_database(backend: str, directory: Path) -> Iterator[str]:
-    """A new empty database on ``backend``; yields its URL and drops it afterwards."""
+def scratch_database(
+    backend: str, directory: Path, server_url: str | None = None
+) -> Iterator[str]:
+    """A new empty database on ``backend`` (the server of ``server_url`` if given, else the
+    test server); yields its URL and drops it afterwards."""
     name = f"thermik_test_{uuid.uuid4().hex[:12]}"
     if backend == "sqlite":
         yield f"sqlite:///{directory / (name + '.sqlite')}"
         return
+    server = admin_url(backend, server_url)
     admin = sqlalchemy.create_engine(
-        admin_url(backend), isolation_level="AUTOCOMMIT", poolclass=sqlalchemy.NullPool
+        server, isolation_level="AUTOCOMMIT", poolclass=sqlalchemy.NullPool
     )
     charset = " CHARACTER SET utf8mb4" if backend == "mysql" else ""
     with admin.connect() as conn:
         conn.exec_driver_sql(f"CREATE DATABASE {name}{charset}")
     try:
-        yield admin_url(backend).set(database=name).render_as_string(hide_password=False)
+        yield server.set(database=name).render_as_string(hide_password=False)
     finally:
         force = " WITH (FORCE)" if backend == "postgresql" else ""
         with admin.connect() as conn:

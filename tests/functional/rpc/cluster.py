@@ -3,27 +3,97 @@ PostgreSQL database and one RabbitMQ virtual host, and a client of their REST AP
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import queue
 import re
+import shutil
+import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tests.e2e.api_process import ApiProcess
+from thermik.conf.settings import DatabaseSettings
+from thermik.persistence import migration
 from thermik.persistence.crypto import SecretBox
+from thermik.persistence.database import Database
 
 THERMIK_ENGINE = Path(sys.executable).with_name("thermik-engine")
 RUNNING = re.compile(r"Engine running \(engine id (\S+)\)")
 TENANT = "rpc-tenant"
 #: The cluster's encryption key.
 KEY = SecretBox.generate_key()
+WORKER = re.compile(r"Started API worker pid (\d+)")
+
+
+def rabbit_unreachable(url: str) -> str | None:
+    """Why the broker of ``url`` cannot be reached, or ``None`` when it can."""
+    where = urlsplit(url)
+    host, port = where.hostname or "127.0.0.1", where.port or 5672
+    try:
+        with socket.create_connection((host, port), timeout=3):
+            return None
+    except OSError as error:
+        return f"RabbitMQ at {host}:{port} is not reachable: {error}"
+
+
+@contextlib.contextmanager
+def own_vhost(url: str) -> Iterator[tuple[str, str]]:
+    """A transport URL on a virtual host of this run, and a name for its exchange/topics.
+
+    The virtual host is made with ``rabbitmqctl`` when it is installed (and deleted
+    afterwards); otherwise the default virtual host is used with the name's own topics."""
+    name = f"thermik_rpc_{uuid.uuid4().hex[:8]}"
+    ctl = shutil.which("rabbitmqctl")
+    if ctl is None:
+        yield url.rstrip("/") + "/", name
+        return
+    where = urlsplit(url)
+    user = where.username or "guest"
+    subprocess.run([ctl, "add_vhost", name], check=True, capture_output=True, timeout=60)
+    try:
+        subprocess.run(
+            [ctl, "set_permissions", "-p", name, user, ".*", ".*", ".*"],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        yield f"{url.rstrip('/')}/{name}", name
+    finally:
+        subprocess.run([ctl, "delete_vhost", name], check=False, capture_output=True, timeout=60)
+
+
+def migrate(url: str) -> None:
+    """Bring the database at ``url`` to the latest schema."""
+    database = Database(DatabaseSettings(url))
+    try:
+        migration.upgrade(database)
+    finally:
+        database.dispose()
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system, every thread) process ``pid`` used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    """A TCP port free on loopback now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 class EngineProcess:
@@ -59,6 +129,10 @@ class EngineProcess:
             found = RUNNING.search(line)
             if found:
                 return found.group(1)
+
+    def cpu_seconds(self) -> float:
+        """The process's CPU time so far."""
+        return cpu_seconds(self.process.pid)
 
     def kill(self) -> None:
         """kill -9."""
@@ -115,12 +189,75 @@ topics = {name}_notifications
     return path
 
 
+class ScaledCluster:
+    """``engines`` thermik-engine processes and one thermik-api of ``workers`` pre-forked
+    workers on port ``port``; the workers' pids."""
+
+    def __init__(self, config: Path, port: int, engines: int = 3, workers: int = 2) -> None:
+        self.config = config
+        self.port = port
+        self.size = engines
+        self.worker_count = workers
+        self.engines: list[EngineProcess] = []
+        self.api: ApiProcess | None = None
+        self.workers: list[int] = []
+
+    def start(self) -> Api:
+        """Start the engines, then the API; a client of it once every worker serves."""
+        for _ in range(self.size):
+            self.engines.append(EngineProcess(self.config))
+        self.api = ApiProcess(self.config, "--bind-port", str(self.port))
+        for _ in range(self.worker_count):
+            found = WORKER.search(self.api.wait_for(WORKER.pattern))
+            assert found is not None
+            self.workers.append(int(found.group(1)))
+        for _ in range(self.worker_count):
+            self.api.wait_for(r"API worker pid \d+ serving")
+        return Api(self.api)
+
+    def engine_log(self) -> str:
+        """Every engine's log so far."""
+        return "".join(line for engine in self.engines for line in engine.log)
+
+    def engine(self, engine_id: str) -> EngineProcess:
+        """The engine process of that id."""
+        return next(e for e in self.engines if e.engine_id == engine_id)
+
+    def close(self) -> None:
+        """Stop every process (the workers are resumed first); logs beside the config."""
+        for pid in self.workers:
+            resume(pid)
+        if self.api is not None:
+            if self.api.process.poll() is None:
+                self.api.stop(signal.SIGTERM)  # the workers too: a kill would orphan them
+            self.api.close()
+            self.config.with_name("api.log").write_text(self.api.rest_of_log(), "utf-8")
+        for number, engine in enumerate(self.engines):
+            engine.close()
+            self.config.with_name(f"engine{number}.log").write_text("".join(engine.log), "utf-8")
+
+
+def resume(pid: int) -> None:
+    """SIGCONT to ``pid`` (a stopped API worker), unless it is gone."""
+    with contextlib.suppress(ProcessLookupError):  # a killed worker
+        os.kill(pid, signal.SIGCONT)
+
+
 class Api:
-    """A JSON client of one thermik-api process (noauth, one tenant)."""
+    """A JSON client of one thermik-api process (noauth, one tenant), or of any Heat v1 API
+    at a root URL (``Api.at``)."""
 
     def __init__(self, process: ApiProcess) -> None:
         self.process = process
         self.base = f"{process.root}/v1/{TENANT}"
+
+    @classmethod
+    def at(cls, root: str, tenant: str) -> Api:
+        """A client of the API at ``root`` (``http://host:port``) as ``tenant``, without a
+        process of its own."""
+        api = cls.__new__(cls)
+        api.base = f"{root}/v1/{tenant}"
+        return api
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         """One request; the status and the decoded body (errors are answers too)."""

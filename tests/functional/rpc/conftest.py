@@ -4,30 +4,28 @@ their own, and a cluster of engines and API processes on them.
 A missing RabbitMQ or PostgreSQL skips the tests with the reason, or fails them when
 ``THERMIK_REQUIRE_SERVICES=1`` (CI). The virtual host is made with ``rabbitmqctl`` when it is
 installed (and deleted afterwards); otherwise the default virtual host is used with a
-control exchange and topics of the run's own.
+control exchange and topics of the run's own (``cluster.own_vhost``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
-import socket
-import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
 from tests import dbservers
 from tests.e2e.api_process import ApiProcess
-from tests.functional.rpc.cluster import Api, EngineProcess, write_config
+from tests.functional.rpc.cluster import (
+    Api,
+    EngineProcess,
+    migrate,
+    own_vhost,
+    rabbit_unreachable,
+    write_config,
+)
 from tests.functional.services import unavailable
-from thermik.conf.settings import DatabaseSettings
-from thermik.persistence import migration
-from thermik.persistence.database import Database
 
 #: The broker the tests use (the machine's RabbitMQ by default).
 RABBIT_URL = os.environ.get("THERMIK_TEST_RABBIT_URL", "rabbit://guest:guest@127.0.0.1:5672/")
@@ -35,46 +33,13 @@ ENGINES = 3
 APIS = 2
 
 
-def _reachable(url: str) -> str | None:
-    where = urlsplit(url)
-    host, port = where.hostname or "127.0.0.1", where.port or 5672
-    try:
-        with socket.create_connection((host, port), timeout=3):
-            return None
-    except OSError as error:
-        return f"RabbitMQ at {host}:{port} is not reachable: {error}"
-
-
-@contextlib.contextmanager
-def _own_vhost(url: str) -> Iterator[tuple[str, str]]:
-    """A transport URL on a virtual host of this run, and a name for its exchange/topics."""
-    name = f"thermik_rpc_{uuid.uuid4().hex[:8]}"
-    ctl = shutil.which("rabbitmqctl")
-    if ctl is None:
-        yield url.rstrip("/") + "/", name
-        return
-    where = urlsplit(url)
-    user = where.username or "guest"
-    subprocess.run([ctl, "add_vhost", name], check=True, capture_output=True, timeout=60)
-    try:
-        subprocess.run(
-            [ctl, "set_permissions", "-p", name, user, ".*", ".*", ".*"],
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
-        yield f"{url.rstrip('/')}/{name}", name
-    finally:
-        subprocess.run([ctl, "delete_vhost", name], check=False, capture_output=True, timeout=60)
-
-
 @pytest.fixture(scope="module")
 def rabbit() -> Iterator[tuple[str, str]]:
     """``(transport_url, unique name)`` on a virtual host of the module's own."""
-    reason = _reachable(RABBIT_URL)
+    reason = rabbit_unreachable(RABBIT_URL)
     if reason is not None:
         unavailable(reason)
-    with _own_vhost(RABBIT_URL) as found:
+    with own_vhost(RABBIT_URL) as found:
         yield found
 
 
@@ -85,11 +50,7 @@ def postgresql(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if reason is not None:
         unavailable(reason)
     with dbservers.scratch_database("postgresql", tmp_path_factory.mktemp("db")) as url:
-        database = Database(DatabaseSettings(url))
-        try:
-            migration.upgrade(database)
-        finally:
-            database.dispose()
+        migrate(url)
         yield url
 
 

@@ -16,22 +16,25 @@ every new connection) and resuming it afterwards:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import signal
-import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.api_process import ApiProcess
-from tests.functional.rpc.cluster import Api, EngineProcess, wait_until, write_config
+from tests.functional.rpc.cluster import (
+    Api,
+    ScaledCluster,
+    free_port,
+    resume,
+    wait_until,
+    write_config,
+)
 from tests.functional.rpc.test_service_mode import settles
 
 pytestmark = pytest.mark.timeout(300)
@@ -41,60 +44,6 @@ WORKERS = 2
 #: The parents' safety-net poll of a running child: far beyond the test, so a parent that
 #: completes in time was told by message.
 NESTED_POLL = 3600
-WORKER = re.compile(r"Started API worker pid (\d+)")
-
-
-def free_port() -> int:
-    """A TCP port free on loopback now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class ScaledCluster:
-    """Three engines and one thermik-api of two workers; the workers' pids."""
-
-    def __init__(self, config: Path, port: int) -> None:
-        self.config = config
-        self.port = port
-        self.engines: list[EngineProcess] = []
-        self.api: ApiProcess | None = None
-        self.workers: list[int] = []
-
-    def start(self) -> Api:
-        """Start the engines, then the API; a client of it once both workers serve."""
-        for _ in range(ENGINES):
-            self.engines.append(EngineProcess(self.config))
-        self.api = ApiProcess(self.config, "--bind-port", str(self.port))
-        for _ in range(WORKERS):
-            found = WORKER.search(self.api.wait_for(WORKER.pattern))
-            assert found is not None
-            self.workers.append(int(found.group(1)))
-        for _ in range(WORKERS):
-            self.api.wait_for(r"API worker pid \d+ serving")
-        return Api(self.api)
-
-    def engine_log(self) -> str:
-        """Every engine's log so far."""
-        return "".join(line for engine in self.engines for line in engine.log)
-
-    def close(self) -> None:
-        """Stop every process (the workers are resumed first); logs beside the config."""
-        for pid in self.workers:
-            _resume(pid)
-        if self.api is not None:
-            if self.api.process.poll() is None:
-                self.api.stop(signal.SIGTERM)  # the workers too: a kill would orphan them
-            self.api.close()
-            self.config.with_name("api.log").write_text(self.api.rest_of_log(), "utf-8")
-        for number, engine in enumerate(self.engines):
-            engine.close()
-            self.config.with_name(f"engine{number}.log").write_text("".join(engine.log), "utf-8")
-
-
-def _resume(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):  # a killed worker
-        os.kill(pid, signal.SIGCONT)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +63,7 @@ def scaled(
         f"public_url = http://127.0.0.1:{port}",
         engine=f"nested_poll_interval = {NESTED_POLL}",
     )
-    cluster = ScaledCluster(config, port)
+    cluster = ScaledCluster(config, port, ENGINES, WORKERS)
     try:
         cluster.start()
         yield cluster
@@ -141,7 +90,7 @@ class Only:
 
     def __exit__(self, *exc: object) -> None:
         for pid in self.stopped:
-            _resume(pid)
+            resume(pid)
 
 
 def fetch(method: str, url: str, body: Any = None) -> tuple[int, bytes]:
