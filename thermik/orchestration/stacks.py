@@ -41,7 +41,7 @@ from thermik.orchestration.base import identity_of
 from thermik.orchestration.outputs import OutputOperations
 from thermik.orchestration.prepare import Prepared, prepare_request
 from thermik.orchestration.preview import Previewer
-from thermik.orchestration.stored_templates import dropped_if_refused
+from thermik.orchestration.stored_templates import dropped_if_refused, refused
 from thermik.orchestration.views import stack_parameters, stack_view
 from thermik.persistence.values import STACK_FILTERS, NewStack, StackQuery
 from thermik.template import Identity
@@ -155,7 +155,9 @@ class StackOperations(OutputOperations):
         creds_id = self.store.store_user_creds(delegation)
         try:
             yield creds_id
-        except ThermikError:
+        except ThermikError as error:
+            if not refused(error):
+                raise  # the engine may have the stack: it acts with these credentials
             self.store.delete_user_creds(creds_id)
             with contextlib.suppress(ThermikError):
                 clouds.release(delegation)

@@ -8,7 +8,7 @@ import pytest
 
 from tests.unit.orchestration.conftest import CTX, TEMPLATE, create, settle
 from thermik.api.boundary import StackIdentity, StackRequest, StackUpdate
-from thermik.errors import EngineStopping, NotFound, TraversalConflict
+from thermik.errors import EngineStopping, EngineUnavailable, NotFound, TraversalConflict
 from thermik.orchestration import Orchestrator
 from thermik.orchestration.stored_templates import dropped_if_refused
 
@@ -38,6 +38,27 @@ def test_the_template_stays_after_success_or_an_unexpected_error(service: Orches
         raise RuntimeError("not a refusal")
     assert store.get_raw_template(kept).template == TEMPLATE
     assert store.get_raw_template(crashed).template == TEMPLATE
+
+
+def test_an_engine_that_did_not_answer_keeps_the_template_and_its_503(
+    service: Orchestrator,
+) -> None:
+    """A service-mode engine whose RPC call timed out may be creating the stack with it."""
+    store = service.store
+    template_id = store.store_raw_template(TEMPLATE, {}, {})
+    with pytest.raises(EngineUnavailable), dropped_if_refused(store, template_id):
+        raise EngineUnavailable("no engine answered in time")
+    assert store.get_raw_template(template_id).template == TEMPLATE
+
+
+def test_a_template_the_step_took_after_all_leaves_the_refusal_as_the_answer(
+    service: Orchestrator,
+) -> None:
+    stack = create(service)
+    in_use = service.store.get_stack(stack.id).raw_template_id
+    with pytest.raises(TraversalConflict), dropped_if_refused(service.store, in_use):
+        raise TraversalConflict("refused")
+    assert service.store.get_raw_template(in_use).template
 
 
 def test_without_a_stored_template_the_refusal_just_propagates(service: Orchestrator) -> None:
