@@ -249,11 +249,13 @@ def associate_floating_ip(ctx: ResourceContext, net: Mapping[str, Any], port_id:
 
 def nova_networks(
     ctx: ResourceContext, networks: Sequence[Mapping[str, Any]] | None, security_groups: Any
-) -> list[dict[str, Any]] | str | None:
-    """The ``networks`` of Nova's create request (``None``: Nova's default), making the
-    internal ports and associating the floating IPs on the way."""
+) -> list[dict[str, Any]] | str:
+    """The ``networks`` of Nova's create request, making the internal ports and associating
+    the floating IPs on the way."""
     if not networks:
-        return None
+        # Heat boots at microversion 2.1, where a server without networks gets the project's
+        # only network; from 2.37 on Nova requires the field, and "auto" asks for just that.
+        return "auto"
     if networks[0].get("allocate_network"):
         return str(networks[0]["allocate_network"])
     out: list[dict[str, Any]] = []
