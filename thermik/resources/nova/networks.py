@@ -253,8 +253,9 @@ def nova_networks(
     """The ``networks`` of Nova's create request, making the internal ports and associating
     the floating IPs on the way."""
     if not networks:
-        # Heat boots at microversion 2.1, where a server without networks gets the project's
-        # only network; from 2.37 on Nova requires the field, and "auto" asks for just that.
+        # From microversion 2.37 on Nova requires the field (Heat 27 fails such a server:
+        # "nics are required after microversion 2.36"); "auto" asks for what 2.1 gave, the
+        # project's only network.
         return "auto"
     if networks[0].get("allocate_network"):
         return str(networks[0]["allocate_network"])

@@ -65,7 +65,7 @@ def test_good_networks_pass() -> None:
 
 @pytest.mark.parametrize("networks", [None, []], ids=["absent", "empty"])
 def test_a_server_without_networks_asks_nova_for_the_projects_own(networks: Any) -> None:
-    # Heat's microversion 2.1 default; from 2.37 on Nova refuses a request without networks.
+    # Microversion 2.1's default; from 2.37 on Nova refuses a request without networks.
     assert nova_networks(types.SimpleNamespace(), networks, None) == "auto"  # type: ignore[arg-type]
 
 
