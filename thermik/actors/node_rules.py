@@ -120,7 +120,8 @@ def resolve(
     """Resolve and validate the properties of ``check``'s resource from its input data; a
     resource holding a secret its plugin declares is refused by a store without a key."""
     context = NodeResolution(check.input_data, plan.stored)
-    raw = definition(plan).resolve_properties(check.name, context)
+    stack = definition(plan)
+    raw = stack.resolve_properties(check.name, context)
     path = ("resources", check.name, "properties")
     try:
         props = plugin_cls.check_properties(raw, path=path, custom_constraints=PURE_CONSTRAINTS)
@@ -128,6 +129,10 @@ def resolve(
         for section, name in declared_secrets(*schemas, props):
             store.require_encryption("resources", check.name, section, name)
     except ThermikError as error:
+        if stack.resources[check.name].external_id is not None:
+            # Adopted, never made from its properties: Heat does not check them (a server
+            # named by external_id needs no flavor).
+            return dict(raw)
         error.resource = check.name
         raise
     return props

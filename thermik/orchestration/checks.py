@@ -212,6 +212,10 @@ class _Checker:
         plugin = self.registry.get(resource.resolved.implementation, resource=name)
         if self.services is not None:
             self.services.check(resource.type, resource.resolved.implementation, name)
+        if resource.external_id is not None:
+            # An external resource is adopted, never made from its properties: Heat checks
+            # only that it exists, so a server named by external_id needs no flavor.
+            return 0
         try:
             values = static_properties(definition, name, lenient=self.lenient, meter=self.meter)
         except (TemplateTooLarge, PropertyError):

@@ -124,3 +124,22 @@ def test_the_snapshot_deletion_policy_is_refused_for_a_type_that_keeps_no_copy()
         check_resources(stack("OS::Heat::TestResource", {}), REGISTRY, LimitSettings())
     assert bad.value.path == ("resources", "r", "deletion_policy")
     check_resources(stack("OS::Cinder::Volume", {"size": 1}), REGISTRY, LimitSettings())
+
+
+def test_an_external_resource_is_not_checked_against_its_properties_schema() -> None:
+    template = Template.from_document(
+        {
+            "heat_template_version": "2016-10-14",
+            "resources": {"server": {"type": "OS::Nova::Server", "external_id": "abc"}},
+        }
+    )
+    # Without external_id the missing flavor is refused; with it the server is only adopted.
+    check_resources(build_stack(template, None, {}, strict=True), REGISTRY, LimitSettings())
+    made = Template.from_document(
+        {
+            "heat_template_version": "2016-10-14",
+            "resources": {"server": {"type": "OS::Nova::Server"}},
+        }
+    )
+    with pytest.raises(PropertyError, match="flavor"):
+        check_resources(build_stack(made, None, {}, strict=True), REGISTRY, LimitSettings())

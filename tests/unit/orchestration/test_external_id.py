@@ -79,3 +79,17 @@ def test_an_external_resource_may_not_depend_on_another(service: Orchestrator) -
     template["resources"]["test1"]["depends_on"] = "other"
     with pytest.raises(TemplateError, match="may not depend on other resources"):
         service.create_stack(CTX, request(template=template))
+
+
+def test_an_external_resource_needs_none_of_its_required_properties(
+    service: Orchestrator,
+) -> None:
+    # OS::Heat::Value requires a value; adopted by external_id it is not made from it (Heat).
+    template = {
+        "heat_template_version": "2016-10-14",
+        "resources": {"adopted": {"type": "OS::Heat::Value", "external_id": "known"}},
+    }
+    stack = create(service, template=template)
+    view = settle(service, stack)
+    assert (view.action, view.status) == ("CREATE", "COMPLETE"), view.status_reason
+    assert service.show_resource(CTX, stack, "adopted").physical_resource_id == "known"

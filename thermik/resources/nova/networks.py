@@ -249,11 +249,14 @@ def associate_floating_ip(ctx: ResourceContext, net: Mapping[str, Any], port_id:
 
 def nova_networks(
     ctx: ResourceContext, networks: Sequence[Mapping[str, Any]] | None, security_groups: Any
-) -> list[dict[str, Any]] | str | None:
-    """The ``networks`` of Nova's create request (``None``: Nova's default), making the
-    internal ports and associating the floating IPs on the way."""
+) -> list[dict[str, Any]] | str:
+    """The ``networks`` of Nova's create request, making the internal ports and associating
+    the floating IPs on the way."""
     if not networks:
-        return None
+        # From microversion 2.37 on Nova requires the field (Heat 27 fails such a server:
+        # "nics are required after microversion 2.36"); "auto" asks for what 2.1 gave, the
+        # project's only network.
+        return "auto"
     if networks[0].get("allocate_network"):
         return str(networks[0]["allocate_network"])
     out: list[dict[str, Any]] = []

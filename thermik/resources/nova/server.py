@@ -136,9 +136,9 @@ class Server(CloudResource):
     def create(self, ctx: ResourceContext, props: Props) -> Progress | None:
         """Ask Nova for the server, tagged, then wait for it to be ACTIVE."""
         fields = create_fields(ctx, props, self._user_data(ctx, props))
-        networks = nova_networks(ctx, props.get("networks"), props.get("security_groups"))
-        if networks is not None:
-            fields["networks"] = networks
+        fields["networks"] = nova_networks(
+            ctx, props.get("networks"), props.get("security_groups")
+        )
         tags = list(props.get("tags") or [])
         server = self.create_tagged(
             ctx,

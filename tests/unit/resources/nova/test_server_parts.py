@@ -11,7 +11,7 @@ import pytest
 from thermik.errors import PluginError, PropertyError
 from thermik.resources.nova import network_updates, server_steps
 from thermik.resources.nova.block_devices import nova_block_devices, validate_block_devices
-from thermik.resources.nova.networks import first_address, validate_networks
+from thermik.resources.nova.networks import first_address, nova_networks, validate_networks
 from thermik.resources.nova.server_body import encoded, serialized_metadata, user_tags
 from thermik.resources.plugin import PollAfter, Progress
 
@@ -61,6 +61,12 @@ def test_good_networks_pass() -> None:
         ["default"],
     )
     validate_networks([{"allocate_network": "none"}], [])
+
+
+@pytest.mark.parametrize("networks", [None, []], ids=["absent", "empty"])
+def test_a_server_without_networks_asks_nova_for_the_projects_own(networks: Any) -> None:
+    # Microversion 2.1's default; from 2.37 on Nova refuses a request without networks.
+    assert nova_networks(types.SimpleNamespace(), networks, None) == "auto"  # type: ignore[arg-type]
 
 
 def test_block_devices_need_one_source_and_something_to_boot() -> None:
