@@ -14,17 +14,15 @@ recorded, and an engine started later resumes it. Configuration and logging:
 from __future__ import annotations
 
 import logging
-import signal
 import sys
-import threading
 from collections.abc import Sequence
-from types import FrameType
 from typing import TYPE_CHECKING
 
 from oslo_config import cfg
 
 from thermik import errors
 from thermik.cmd import messaging, service_config
+from thermik.cmd.stop_signals import stop_on_signals
 from thermik.conf.settings import Settings
 
 if TYPE_CHECKING:
@@ -109,14 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except cfg.Error as exc:
         print(f"thermik-engine: {exc}", file=sys.stderr)
         return 1
-    stop = threading.Event()
-
-    def request_stop(signum: int, frame: FrameType | None) -> None:
-        LOG.info("Signal %d received: stopping", signum)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, request_stop)
-    signal.signal(signal.SIGINT, request_stop)
+    stop = stop_on_signals(LOG)
     try:
         running = start(conf)
     except (errors.ThermikError, cfg.Error) as exc:

@@ -20,17 +20,16 @@ import contextlib
 import fcntl
 import logging
 import os
-import signal
 import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from oslo_config import cfg
 
+from thermik.cmd.stop_signals import stop_on_signals
 from thermik.conf import settings as config
 from thermik.errors import ThermikError
 from thermik.persistence.values import StackQuery
@@ -233,14 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     state_dir.mkdir(parents=True, exist_ok=True)
     setup_logging(state_dir)
 
-    stopping = threading.Event()
-
-    def request_stop(signum: int, frame: FrameType | None) -> None:
-        LOG.info("Signal %d received: stopping", signum)
-        stopping.set()
-
-    signal.signal(signal.SIGTERM, request_stop)
-    signal.signal(signal.SIGINT, request_stop)
+    stopping = stop_on_signals(LOG)
     try:
         return serve(settings, stopping)
     except ThermikError as exc:

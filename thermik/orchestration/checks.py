@@ -160,8 +160,7 @@ def check_resources(
     """Check every resource of ``definition`` (and of the nested stacks it defines), every
     static evaluation of their functions spending one budget; with ``services``, that each
     plugin type's service is in the caller's catalog."""
-    checker = _Checker(registry, limits, lenient, custom_constraints, definition.meter())
-    checker.services = services
+    checker = _Checker(registry, limits, lenient, custom_constraints, definition.meter(), services)
     total = checker.stack(definition, depth=0)
     if total > limits.max_resources_per_stack:
         raise TemplateTooLarge(
@@ -180,13 +179,14 @@ class _Checker:
         lenient: bool,
         custom: Mapping[str, CustomValidator] | None,
         meter: Meter,
+        services: ServiceCheck | None = None,
     ) -> None:
         self.registry = registry
         self.limits = limits
         self.lenient = lenient
         self.custom = custom
         self.meter = meter
-        self.services: ServiceCheck | None = None
+        self.services = services
 
     def stack(self, definition: StackDefinition, depth: int) -> int:
         """Check a stack's resources; how many resources the tree holds."""
