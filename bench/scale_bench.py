@@ -133,7 +133,7 @@ class ThermikDeployment:
 
     def victim(self, running: dict[str, str]) -> tuple[str, list[str]]:
         """The engine holding the most leases of the running stacks."""
-        store = open_store(DatabaseSettings(self.url), KEY)
+        store = open_store(DatabaseSettings(self.url, pool_size=1), KEY)
         try:
             leases = {name: store.get_lease(stack_id) for name, stack_id in running.items()}
         finally:

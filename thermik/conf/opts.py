@@ -92,7 +92,8 @@ DATABASE_OPTS: list[cfg.Opt] = [
         default=10,
         min=1,
         help="Connection pool size (server databases): under load each process opens up to "
-        "twice this many connections, and keeps them open.",
+        "twice this many connections, and keeps them open: keep (processes x 2 x pool_size) below "
+        "the server's max_connections.",
     ),
     cfg.BoolOpt("echo", default=False, help="Log every SQL statement."),
 ]

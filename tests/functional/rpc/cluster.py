@@ -166,6 +166,10 @@ auth_encryption_key = {KEY}
 
 [database]
 connection = {database}
+# Sized as a deployment on PostgreSQL's default max_connections (100) must be: up to 2 x 4
+# connections in each of the up to seven processes (four engines, the API and its workers),
+# with room left for the tests' own; the default 10 ran the 4-engine bench out of them.
+pool_size = 4
 
 [api]
 engine = rpc
