@@ -1,20 +1,22 @@
 """Group commit on SQLite: writes that queue up while a transaction runs share the next one,
 and each still behaves as a transaction of its own.
 
-The first write holds the writer until the others have queued (it waits on an event inside its
-work), so what the next transaction holds is known, with no timing assumption.
+The first write holds the writer until the others have queued (:mod:`tests.contract.held_writes`).
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Connection, text
 
+from tests.contract.held_writes import (
+    check_a_failing_write_leaves_nothing,
+    insert_value,
+    queue_behind_a_held_write,
+)
 from thermik.conf.settings import DatabaseSettings
 from thermik.persistence.database import Database
 
@@ -29,22 +31,6 @@ def db(tmp_path: Path) -> Iterator[Database]:
     database.dispose()
 
 
-def insert_value(value: int) -> Callable[[Connection], int]:
-    def work(conn: Connection) -> int:
-        conn.exec_driver_sql(f"INSERT INTO t (v) VALUES ({value})")
-        return value
-
-    return work
-
-
-def failing_insert(value: int) -> Callable[[Connection], int]:
-    def work(conn: Connection) -> int:
-        conn.exec_driver_sql(f"INSERT INTO t (v) VALUES ({value})")
-        raise ValueError(f"write {value} refused")
-
-    return work
-
-
 def stored_values(db: Database) -> list[int]:
     rows = db.read(lambda conn: conn.execute(text("SELECT v FROM t ORDER BY v")).all())
     return [row.v for row in rows]
@@ -53,43 +39,14 @@ def stored_values(db: Database) -> list[int]:
 def _queue_behind_a_held_write(
     db: Database, works: list[Callable[[Connection], int]]
 ) -> dict[int, object]:
-    """Run ``works`` from threads while a first write holds the writer; their outcomes."""
-    holding, release = threading.Event(), threading.Event()
-
-    def hold(conn: Connection) -> int:
-        holding.set()
-        release.wait(10)
-        return 0
-
-    outcomes: dict[int, object] = {}
-
-    def call(index: int, work: Callable[[Connection], int]) -> None:
-        try:
-            outcomes[index] = db.write(work)
-        except Exception as error:  # the outcome under test
-            outcomes[index] = error
-
-    holder = threading.Thread(target=call, args=(-1, hold))
-    holder.start()
-    assert holding.wait(10)
-    threads = [threading.Thread(target=call, args=(i, w)) for i, w in enumerate(works)]
-    for number, thread in enumerate(threads, 1):
-        thread.start()
-        # One at a time, so that the queue holds the writes in the order given.
-        deadline = time.monotonic() + 10
-        while _queued(db) < number and time.monotonic() < deadline:
-            time.sleep(0.001)
-    release.set()
-    for thread in [holder, *threads]:
-        thread.join(10)
-    return outcomes
+    return queue_behind_a_held_write(db, works, lambda: _queued(db))
 
 
 def _queued(db: Database) -> int:
     # How many writes wait is visible only inside the writer.
     writer = db._writer
     assert writer is not None
-    return len(writer._queue)
+    return writer._queue.waiting
 
 
 def test_writes_queued_behind_a_transaction_share_the_next(db: Database) -> None:
@@ -103,13 +60,9 @@ def test_writes_queued_behind_a_transaction_share_the_next(db: Database) -> None
 
 
 def test_a_failing_write_leaves_nothing_and_the_others_commit(db: Database) -> None:
-    works = [insert_value(1), failing_insert(2), insert_value(3)]
-    outcomes = _queue_behind_a_held_write(db, works)
-    assert outcomes[0] == 1
-    assert isinstance(outcomes[1], ValueError)
-    assert str(outcomes[1]) == "write 2 refused"
-    assert outcomes[2] == 3
-    assert stored_values(db) == [1, 3]
+    check_a_failing_write_leaves_nothing(
+        lambda works: _queue_behind_a_held_write(db, works), lambda: stored_values(db)
+    )
 
 
 def test_a_write_sees_the_writes_before_it_in_its_batch(db: Database) -> None:

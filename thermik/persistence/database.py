@@ -23,6 +23,7 @@ from sqlalchemy.engine import URL
 from thermik.conf.settings import DatabaseSettings
 from thermik.errors import ConfigError, DatabaseUnavailable, ThermikError
 from thermik.persistence import dberrors
+from thermik.persistence.group_commit import GroupCommit
 from thermik.persistence.sqlite_writer import SqliteWriter, on_driver
 
 T = TypeVar("T")
@@ -44,10 +45,15 @@ _DRIVER_EXTRAS = {
 WAL_CHECKPOINT_PAGES = 10_000
 
 
+#: Server databases: how many shared transactions of lazy writes run at once (each on a
+#: connection of its own; see :mod:`~thermik.persistence.group_commit`).
+GROUP_COMMIT_LANES = 4
+
+
 class Database:
     """The engines of one database and the rules for running a transaction on them."""
 
-    def __init__(self, settings: DatabaseSettings) -> None:
+    def __init__(self, settings: DatabaseSettings, *, lanes: int = GROUP_COMMIT_LANES) -> None:
         self.url = _parse_url(settings.connection)
         self.where = self.url.render_as_string(hide_password=True)
         self.dialect = self.url.get_backend_name()
@@ -65,6 +71,12 @@ class Database:
         self._writer = (
             SqliteWriter(self._writer_engine.connect) if self.dialect == "sqlite" else None
         )
+        server = self._writer_engine
+        self._group = (
+            None
+            if self._writer is not None
+            else GroupCommit(server.connect, lambda work: _run_retrying(work, server), lanes)
+        )
 
     @property
     def is_sqlite(self) -> bool:
@@ -79,13 +91,19 @@ class Database:
     def write(self, work: Work[T], *, lazy: bool = False) -> T:
         """Run ``work`` in one write transaction; commit if it returns, roll back if it raises.
 
-        ``lazy``: on SQLite, return before the commit, which follows within milliseconds and
-        before any other write or read of this process (see
-        :mod:`~thermik.persistence.sqlite_writer`); elsewhere an ordinary write.
+        ``lazy``: a write with no effect outside the database, which may share its
+        transaction with others. On SQLite it returns before the commit, which follows within
+        milliseconds and before any other write or read of this process (see
+        :mod:`~thermik.persistence.sqlite_writer`); on the server databases it shares the
+        transaction and the commit of the lazy writes queued beside it and returns once they
+        have committed (:mod:`~thermik.persistence.group_commit`).
         """
         if self._writer is not None:
             writer = self._writer
             return self._guarded(lambda: writer.write(work, lazy=lazy))
+        if lazy and self._group is not None:
+            group = self._group
+            return self._guarded(lambda: group.write(work))
         return self._retrying(work, self._writer_engine)
 
     def read(self, work: Work[T]) -> T:

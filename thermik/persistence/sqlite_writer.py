@@ -30,21 +30,20 @@ engine had died; restarting it resumes from what the database holds) and says wh
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import logging
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, exc
 
 from thermik.errors import DatabaseUnavailable
+from thermik.persistence.group_queue import GroupQueue, Ticket, Work
 
 T = TypeVar("T")
-Work = Callable[[Connection], T]
 
 LOG = logging.getLogger(__name__)
 
@@ -58,39 +57,14 @@ MAX_LAZY = 256
 FLUSHER_IDLE_SECONDS = 1.0
 
 
-class _Ticket(Generic[T]):
-    """One queued write: its work, then its outcome, and the lock its caller waits on."""
-
-    __slots__ = ("error", "lazy", "leads", "ready", "result", "work")
-
-    def __init__(self, work: Work[T], lazy: bool) -> None:
-        self.work = work
-        self.lazy = lazy
-        self.result: T | None = None
-        self.error: BaseException | None = None
-        #: Set when the caller wakes up to run the next batch rather than with its outcome.
-        self.leads = False
-        # A bare lock, acquired once here and released by whoever ends the wait: the cheapest
-        # one-shot signal between threads (an Event costs a Condition and its own lock).
-        self.ready = threading.Lock()
-        self.ready.acquire()
-
-    def outcome(self) -> T:
-        if self.error is not None:
-            raise self.error
-        return self.result  # type: ignore[return-value]
-
-
 class SqliteWriter:
     """Runs write transactions on one SQLite connection, batching those that queue up."""
 
     def __init__(self, connect: Callable[[], Connection]) -> None:
         self._connect = connect
         self._connection: Connection | None = None
-        self._queue: collections.deque[_Ticket[Any]] = collections.deque()
+        self._queue = GroupQueue(self._run_batch, MAX_BATCH)
         self._lock = threading.Lock()
-        #: Whether a thread runs batches now (it hands over to the next queued caller).
-        self._leading = False
         #: Held while a batch runs: closing the connection waits for it.
         self._running = threading.Lock()
         #: Transactions begun so far (what batching saves shows as fewer of them than writes).
@@ -109,17 +83,7 @@ class SqliteWriter:
 
         ``lazy``: return before the commit, which follows soon (see the module's docstring).
         """
-        ticket = _Ticket(work, lazy)
-        with self._lock:
-            self._queue.append(ticket)
-            leads = not self._leading
-            self._leading = True
-        if not leads:
-            ticket.ready.acquire()
-            if not ticket.leads:
-                return ticket.outcome()
-        self._lead()
-        return ticket.outcome()
+        return self._queue.submit(Ticket(work, lazy))
 
     def commit_lazy(self) -> None:
         """Commit the lazy writes acknowledged so far: a read that follows sees them. (Not
@@ -139,25 +103,11 @@ class SqliteWriter:
                 self._connection.close()
                 self._connection = None
 
-    def _lead(self) -> None:
-        """Run one batch (it holds our own ticket: it is at the head of the queue), then wake
-        its callers and hand the lead to the next queued caller, if any."""
-        with self._lock:
-            batch = [self._queue.popleft() for _ in range(min(MAX_BATCH, len(self._queue)))]
+    def _run_batch(self, batch: list[Ticket[Any]]) -> None:
         with self._running:
             self._run(batch)
-        with self._lock:
-            successor = self._queue[0] if self._queue else None
-            if successor is None:
-                self._leading = False
-            else:
-                successor.leads = True
-        for ticket in batch[1:]:
-            ticket.ready.release()
-        if successor is not None:
-            successor.ready.release()
 
-    def _run(self, batch: list[_Ticket[Any]]) -> None:
+    def _run(self, batch: list[Ticket[Any]]) -> None:
         lazy = all(ticket.lazy for ticket in batch)
         if self._open and not lazy:
             self._commit_lazy()
@@ -196,7 +146,7 @@ class SqliteWriter:
                 _run_alone(ticket, writer)
                 self._commit([ticket], writer)
 
-    def _run_lazy(self, batch: list[_Ticket[Any]]) -> None:
+    def _run_lazy(self, batch: list[Ticket[Any]]) -> None:
         """Run lazy writes in the open transaction (begun if needed), each in a savepoint."""
         for ticket in batch:
             writer = self._begin_lazy(ticket)
@@ -220,7 +170,7 @@ class SqliteWriter:
                 if ticket.error is None:
                     ticket.error = self._lost
 
-    def _begin_lazy(self, ticket: _Ticket[Any]) -> Connection | None:
+    def _begin_lazy(self, ticket: Ticket[Any]) -> Connection | None:
         """The writer in the open lazy transaction; ``None`` when it failed the ticket."""
         if self._lost is not None:
             ticket.error = self._lost
@@ -288,7 +238,7 @@ class SqliteWriter:
                 LOG.exception("SQLite: lazy writes not committed")
 
     @staticmethod
-    def _commit(batch: list[_Ticket[Any]], writer: Connection) -> None:
+    def _commit(batch: list[Ticket[Any]], writer: Connection) -> None:
         if all(ticket.error is not None for ticket in batch):
             return  # rolled back already
         try:
@@ -307,7 +257,7 @@ class SqliteWriter:
         return self._connection
 
 
-def _run_alone(ticket: _Ticket[Any], writer: Connection) -> None:
+def _run_alone(ticket: Ticket[Any], writer: Connection) -> None:
     try:
         ticket.result = ticket.work(writer)
     except BaseException as error:
@@ -315,7 +265,7 @@ def _run_alone(ticket: _Ticket[Any], writer: Connection) -> None:
         _roll_back(writer)
 
 
-def _run_saved(ticket: _Ticket[Any], writer: Connection) -> None:
+def _run_saved(ticket: Ticket[Any], writer: Connection) -> None:
     """Run a lazy write in a savepoint of the open transaction: undone alone if it raises."""
     driver = writer.connection.driver_connection
     try:
@@ -334,7 +284,7 @@ def _run_saved(ticket: _Ticket[Any], writer: Connection) -> None:
         on_driver(driver, "RELEASE lazy")
 
 
-def _run_together(batch: list[_Ticket[Any]], writer: Connection) -> bool:
+def _run_together(batch: list[Ticket[Any]], writer: Connection) -> bool:
     """Run the batch's writes in the open transaction; False (rolled back) if one raised."""
     for ticket in batch:
         try:
@@ -345,7 +295,7 @@ def _run_together(batch: list[_Ticket[Any]], writer: Connection) -> bool:
     return True
 
 
-def _on_driver_or_fail(ticket: _Ticket[Any], writer: Connection, sql: str) -> None:
+def _on_driver_or_fail(ticket: Ticket[Any], writer: Connection, sql: str) -> None:
     """Run ``sql`` on the driver; a failure is the ticket's outcome."""
     try:
         on_driver(writer.connection.driver_connection, sql)

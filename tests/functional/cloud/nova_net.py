@@ -12,7 +12,7 @@ from tests.functional.cloud.cloud import CloudEnv
 
 @dataclasses.dataclass(frozen=True)
 class ServerNet:
-    """A network with one subnet, named after the test run."""
+    """A network with one subnet, named after the test run; its .2-.99 are free for fixed IPs."""
 
     network_id: str
     network_name: str
@@ -28,9 +28,16 @@ def server_network(env: CloudEnv, prefix: str = "nova") -> Iterator[ServerNet]:
     network = conn.network.create_network(name=name)
     third = int(uuid.uuid4().int % 200) + 20
     cidr = f"10.{third}.{uuid.uuid4().int % 250}.0/24"
+    prefix24 = cidr.rsplit(".", 1)[0]
     try:
+        # Neutron hands out addresses from the pool at random; keeping .2-.99 out of it means a
+        # test that asks for a fixed IP there never finds it taken by a port made without one.
         subnet = conn.network.create_subnet(
-            network_id=network.id, name=name, ip_version=4, cidr=cidr
+            network_id=network.id,
+            name=name,
+            ip_version=4,
+            cidr=cidr,
+            allocation_pools=[{"start": f"{prefix24}.100", "end": f"{prefix24}.250"}],
         )
         yield ServerNet(network.id, name, subnet.id, cidr)
     finally:
