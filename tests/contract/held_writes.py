@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, text
 
 from thermik.persistence.database import Database
 
@@ -33,6 +33,12 @@ def failing_insert(value: int) -> Work:
         raise ValueError(f"write {value} refused")
 
     return work
+
+
+def stored_values(db: Database) -> list[int]:
+    """The values in table ``t``, in order."""
+    rows = db.read(lambda conn: conn.execute(text("SELECT v FROM t ORDER BY v")).all())
+    return [row.v for row in rows]
 
 
 def queue_behind_a_held_write(

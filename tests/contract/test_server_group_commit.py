@@ -21,8 +21,8 @@ from tests.contract.held_writes import (
     check_a_failing_write_leaves_nothing,
     insert_value,
     queue_behind_a_held_write,
+    stored_values,
 )
-from tests.contract.test_sqlite_group_commit import stored_values
 from thermik.conf.settings import DatabaseSettings
 from thermik.persistence.database import Database
 from thermik.persistence.group_commit import GroupCommit

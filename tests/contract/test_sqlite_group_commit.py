@@ -10,12 +10,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from tests.contract.held_writes import (
     check_a_failing_write_leaves_nothing,
     insert_value,
     queue_behind_a_held_write,
+    stored_values,
 )
 from thermik.conf.settings import DatabaseSettings
 from thermik.persistence.database import Database
@@ -29,11 +30,6 @@ def db(tmp_path: Path) -> Iterator[Database]:
     database.write(lambda conn: conn.exec_driver_sql("CREATE TABLE t (v INTEGER UNIQUE)"))
     yield database
     database.dispose()
-
-
-def stored_values(db: Database) -> list[int]:
-    rows = db.read(lambda conn: conn.execute(text("SELECT v FROM t ORDER BY v")).all())
-    return [row.v for row in rows]
 
 
 def _queue_behind_a_held_write(

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import exc
 
-from tests.contract.test_sqlite_group_commit import (
+from tests.contract.held_writes import (
     failing_insert,
     insert_value,
     stored_values,
@@ -98,7 +98,7 @@ def test_closing_commits_lazy_writes(db: Database, path: Path) -> None:
 CRASHING_CHILD = """
 import os, sys
 from sqlalchemy import text
-from tests.contract.test_sqlite_group_commit import (
+from tests.contract.held_writes import (
     failing_insert,
     insert_value,
     stored_values,
