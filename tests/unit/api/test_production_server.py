@@ -35,7 +35,7 @@ def test_requests_are_served_and_logged_without_their_query(
     finally:
         server.close()
         serving.join(timeout=10)
-    assert [r.getMessage() for r in caplog.records] == [
-        "127.0.0.1 GET /delivery/v1/metadata/t 200"
-    ]
+    # Only the access lines: waitress may warn of its task queue on a busy machine.
+    access = [r.getMessage() for r in caplog.records if r.name == "thermik.api.access"]
+    assert access == ["127.0.0.1 GET /delivery/v1/metadata/t 200"]
     assert not serving.is_alive()
