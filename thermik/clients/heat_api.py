@@ -20,7 +20,7 @@ import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from keystoneauth1 import adapter, noauth, session, token_endpoint
 from keystoneauth1 import exceptions as ksa
@@ -29,28 +29,11 @@ from openstack.config.loader import OpenStackConfig
 
 from thermik import errors
 from thermik.clients.errors import to_cloud_error
+from thermik.clients.heat_wire import error_of, jsonable, segment
 
 SERVICE_TYPE = "orchestration"
 #: Seconds a request may take (a create with a large template included).
 TIMEOUT = 120.0
-#: Heat's error types that name a more precise error than the HTTP status does.
-_BY_TYPE: dict[str, type[errors.ThermikError]] = {
-    "StackExists": errors.DuplicateName,
-    "ActionInProgress": errors.InvalidTransition,
-}
-_BY_STATUS: dict[int, type[errors.ThermikError]] = {
-    400: errors.InvalidInput,
-    401: errors.Unauthorized,
-    403: errors.Forbidden,
-    404: errors.NotFound,
-    409: errors.Conflict,
-    413: errors.RequestTooLarge,
-}
-
-
-def segment(value: str) -> str:
-    """``value`` quoted as one URL path segment."""
-    return quote(value, safe="")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,22 +48,6 @@ class RemoteTarget:
     cloud: str | None = None
     config_file: str | None = None
     project: str | None = None
-
-
-def error_of(status: int, body: Any) -> errors.ThermikError:
-    """The error for an HTTP error answer of the service (Heat's error document, or not)."""
-    error = body.get("error") if isinstance(body, Mapping) else None
-    heat_type = message = None
-    if isinstance(error, Mapping):
-        heat_type, message = error.get("type"), error.get("message")
-    if not message and isinstance(body, Mapping):
-        message = body.get("explanation") or body.get("title")
-    text = str(message).strip() if message else ""
-    kind = _BY_TYPE.get(str(heat_type)) or _BY_STATUS.get(status)
-    if kind is None:
-        said = f": {text}" if text else f" (HTTP {status})"
-        return errors.RemoteUnavailable(f"the orchestration service failed{said}")
-    return kind(text or f"the orchestration service answered HTTP {status}")
 
 
 def _decoded(response: Any) -> Any:
@@ -159,7 +126,7 @@ class HeatApi:
     ) -> Any:
         kwargs: dict[str, Any] = {"headers": {"Accept": "application/json"}}
         if body is not None:
-            kwargs["data"] = json.dumps(body, default=_jsonable)
+            kwargs["data"] = json.dumps(body, default=jsonable)
             kwargs["headers"]["Content-Type"] = "application/json"
         try:
             response = self._client.request(
@@ -175,15 +142,6 @@ class HeatApi:
         if response.status_code >= 400:
             raise error_of(response.status_code, _decoded(response))
         return response
-
-
-def _jsonable(value: object) -> Any:
-    """A value ``json`` cannot encode as it is: a read-only mapping, a set."""
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, set | frozenset):
-        return sorted(value, key=str)
-    raise TypeError(f"{type(value).__name__} cannot be sent as JSON")
 
 
 def _adapter(target: RemoteTarget) -> adapter.Adapter:

@@ -25,7 +25,7 @@ from thermik.api.boundary import (
     TemplateVersionView,
     ValidationView,
 )
-from thermik.clients.heat_api import segment
+from thermik.clients.heat_wire import segment
 from thermik.remote import bodies, views
 from thermik.remote.software import RemoteSoftware
 from thermik.remote.stacks import RemoteStacks, stack_path

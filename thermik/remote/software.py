@@ -16,7 +16,7 @@ from thermik.api.boundary import (
     SoftwareConfigView,
     SoftwareDeploymentView,
 )
-from thermik.clients.heat_api import HeatApi, segment
+from thermik.clients.heat_wire import HeatTransport, segment
 from thermik.remote.views import mapping, timestamp
 
 Json = Any
@@ -65,7 +65,7 @@ def _body(request: Any) -> dict[str, Any]:
 class RemoteSoftware:
     """Software configs and deployments over the remote service's API."""
 
-    api: HeatApi
+    api: HeatTransport
 
     def _config(self, method: str, path: str, body: Any = None) -> SoftwareConfigView:
         answer = mapping(self.api.call(method, path, body=body))

@@ -24,7 +24,7 @@ from thermik.api.boundary import (
     StackUpdate,
     StackView,
 )
-from thermik.clients.heat_api import HeatApi, segment
+from thermik.clients.heat_wire import HeatTransport, segment
 from thermik.errors import NotFound, RemoteUnavailable
 from thermik.remote import bodies, views
 from thermik.remote.views import mapping
@@ -40,7 +40,7 @@ def stack_path(stack: StackIdentity) -> str:
 class RemoteStacks:
     """``/stacks`` calls of the remote service (see the module docstring)."""
 
-    def __init__(self, api: HeatApi) -> None:
+    def __init__(self, api: HeatTransport) -> None:
         self.api = api
 
     def create_stack(self, ctx: RequestContext, request: StackRequest) -> StackIdentity:

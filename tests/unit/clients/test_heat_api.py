@@ -6,7 +6,7 @@ import pytest
 
 from thermik import errors
 from thermik.api.faults import error_document
-from thermik.clients.heat_api import error_of
+from thermik.clients.heat_wire import error_of
 
 
 @pytest.mark.parametrize(
