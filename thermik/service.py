@@ -478,13 +478,6 @@ def build_routed_service(
     return service, handler
 
 
-def build_daemon_service(settings: Settings, engines: Engines) -> Orchestrator:
-    """Local mode's orchestration service for the ``thermik`` CLI: no engine in the command;
-    every stack operation goes to the state directory's engine daemon through ``engines``
-    (:class:`thermik.rpc.local.LocalEngineClient`); reads are served from the database."""
-    return routed_service(settings, engines)
-
-
 def routed_service(settings: Settings, engines: Engines) -> Orchestrator:
     """The orchestration service of a process without an engine: the runtime's calls go
     to the engines through ``engines``, reads come from the database."""

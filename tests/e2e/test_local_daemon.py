@@ -3,7 +3,8 @@
 One long-lived engine per state directory, started by the first command that needs it: stacks
 go on after the command that started them exited, any terminal acts on any stack, builtin
 delivery URLs stay served, ``thermik engine status|stop`` manage it, and a daemon killed with
-kill -9 is replaced by the next command, which resumes its stacks when their leases expire.
+kill -9 is replaced by the next command, which resumes its stacks when their leases expire,
+and a daemon that holds the directory but does not answer (an earlier release's) is named.
 """
 
 from __future__ import annotations
@@ -11,11 +12,14 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
 import urllib.request
 from pathlib import Path
 
 from tests.e2e.local_daemon import SERVER_TEMPLATE, alive, slow_template, terminal
+from thermik.clients import local_daemon as local
+from thermik.cmd.local_engine import state_lock
 
 
 def write(root: Path, name: str, text: str) -> str:
@@ -145,3 +149,24 @@ def test_a_command_naming_a_cloud_restarts_a_cloudless_daemon_with_it(tmp_path: 
         assert not alive(first)
         status = term.run("engine", "status", "-f", "json").json()
         assert status["cloud"] == "elsewhere"
+
+
+def test_a_daemon_that_holds_the_directory_but_does_not_answer_is_named(tmp_path: Path) -> None:
+    # What an earlier release's daemon looks like to this one: it holds the directory's lock
+    # and recorded an address, but refuses (or does not hear) this release's calls.
+    stranger = subprocess.Popen(["sleep", "300"])
+    try:
+        with terminal(tmp_path) as term, state_lock(term.state) as held:
+            assert held
+            recorded = local.EngineAddress(
+                pid=stranger.pid, url="http://127.0.0.1:9", token="old", engine_id="e-old"
+            )
+            recorded.write(term.state / local.ENGINE_FILE)
+            listed = term.run("stack", "list")
+            assert listed.status != 0
+            assert f"Another engine daemon (pid {stranger.pid})" in listed.err
+            assert f"kill -TERM {stranger.pid}" in listed.err
+            assert "Traceback" not in listed.err
+    finally:
+        stranger.kill()
+        stranger.wait()

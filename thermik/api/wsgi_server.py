@@ -1,4 +1,5 @@
-"""A small threaded WSGI server (standard library only) for tests.
+"""A small threaded WSGI server (standard library only) for tests and for the local engine
+daemon's loopback API (:mod:`thermik.cmd.local_engine`), whose one caller is the CLI.
 
 One thread per connection and no read timeout: a client that sends half a request holds its
 thread until it closes. ``thermik-api`` serves with :mod:`thermik.api.production_server`.

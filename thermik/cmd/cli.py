@@ -3,10 +3,10 @@
 Sub-commands are cliff commands registered under the entry point group ``thermik.cli``, so
 each family (template, stack, resource, event, ...) lives in its own module. Commands that
 need the engine ask the application for the orchestration service: it is built on first use
-from the configuration (``--config-file``, else SQLite under the user's state directory). It
-reads the database itself and hands the stack operations to the state directory's engine
-daemon (:mod:`thermik.cmd.daemon`), which goes on when the command ends; with ``[engine]
-local_daemon = false`` the engine runs in this process and stops with the command. With
+from the configuration (``--config-file``, else SQLite under the user's state directory): a
+client of the REST API of the state directory's engine daemon (:mod:`thermik.cmd.daemon`),
+which goes on when the command ends; with ``[engine] local_daemon = false`` the engine runs in
+this process and stops with the command. With
 ``--os-endpoint URL`` or ``--remote`` (:mod:`thermik.cmd.remote`) the service is a client of a
 remote Thermik or Heat service (:class:`thermik.remote.RemoteOrchestrator`): nothing local is
 opened or started.
@@ -211,7 +211,7 @@ class ThermikApp(App):
             if target is not None:
                 self._service = self._remote_service(target)
             elif settings.engine.local_daemon:
-                self._service = self._daemon_service(settings)
+                self._service = self._daemon_service()
             else:
                 from thermik.service import build_orchestration_service  # noqa: PLC0415 - slow
 
@@ -232,11 +232,13 @@ class ThermikApp(App):
         self._remote_api = HeatApi.open(target)
         return RemoteOrchestrator(self._remote_api)
 
-    def _daemon_service(self, settings: config.Settings) -> CommandService:
+    def _daemon_service(self) -> CommandService:
         from thermik.cmd import daemon  # noqa: PLC0415
-        from thermik.service import build_daemon_service  # noqa: PLC0415 - slow
+        from thermik.cmd.session import login_name  # noqa: PLC0415
+        from thermik.remote import RemoteOrchestrator  # noqa: PLC0415
 
-        return build_daemon_service(settings, daemon.client_for(self.launch()))
+        api = daemon.api_for(self.launch(), self.options.project, login_name())
+        return RemoteOrchestrator(api)
 
     def clean_up(self, cmd: Command, result: int, err: BaseException | None) -> None:
         """Release the service; an engine running in this process stops cleanly (what it

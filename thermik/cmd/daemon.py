@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from thermik.clients import local_daemon as local
 from thermik.cmd.local_engine import LOG_FILE
 from thermik.errors import EngineUnavailable, ThermikError
 
@@ -28,8 +29,8 @@ START_LOCK = "engine.start.lock"
 #: How long a command waits for a daemon to start, and to stop.
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 90.0
-#: How long one call to the daemon may take (the runtime answers its requests within 30 s).
-CALL_TIMEOUT = 60.0
+#: How long one call to the daemon's API may take (a create with a large template).
+CALL_TIMEOUT = 120.0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -51,31 +52,24 @@ class Launch:
         return words
 
 
-def _local() -> Any:
-    from thermik.rpc import local  # noqa: PLC0415 - only commands that use the engine
-
-    return local
-
-
 def address_file(state_dir: Path) -> Path:
     """Where the daemon of ``state_dir`` records its address."""
-    return state_dir / str(_local().ENGINE_FILE)
+    return state_dir / local.ENGINE_FILE
 
 
-def running(state_dir: Path) -> tuple[Any, dict[str, Any]] | None:
+def running(state_dir: Path) -> tuple[local.EngineAddress, dict[str, Any]] | None:
     """The running daemon's address and its ``ping`` answer; None when none answers."""
-    local = _local()
     address = local.EngineAddress.read(address_file(state_dir))
     if address is None:
         return None
-    client = local.LocalEngineClient(address, timeout=10.0)
     try:
-        return address, client.call(None, local.PING)
-    except (ConnectionError, ThermikError, ValueError):
+        info = local.manage(address, local.PING, timeout=10.0)
+    except (ConnectionError, ThermikError):
         return None
+    return (address, info) if isinstance(info, dict) else None
 
 
-def ensure(launch: Launch) -> Any:
+def ensure(launch: Launch) -> local.EngineAddress:
     """The address of the state directory's daemon, started when none answers (or
     restarted with the cloud the command names, when it has none).
 
@@ -94,7 +88,7 @@ def ensure(launch: Launch) -> Any:
         return _start(launch)
 
 
-def _fits(address: Any, launch: Launch) -> bool:
+def _fits(address: local.EngineAddress, launch: Launch) -> bool:
     """A daemon without a cloud cannot act for a command that names one."""
     return launch.cloud is None or address.cloud is not None
 
@@ -110,7 +104,7 @@ def _start_lock(state_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _start(launch: Launch) -> Any:
+def _start(launch: Launch) -> local.EngineAddress:
     log = launch.state_dir / LOG_FILE
     with open(log, "ab") as out:
         process = subprocess.Popen(
@@ -132,6 +126,14 @@ def _start(launch: Launch) -> Any:
         if process.poll() is not None:
             break
         time.sleep(0.05)
+    holder = local.EngineAddress.read(address_file(launch.state_dir))
+    if holder is not None and holder.pid != process.pid and _alive(holder.pid):
+        # An earlier release's daemon holds the directory and speaks another protocol.
+        raise EngineUnavailable(
+            f"Another engine daemon (pid {holder.pid}) holds {launch.state_dir} but does not "
+            f"answer this release's calls: stop it with 'kill -TERM {holder.pid}' (it stops "
+            "cleanly, and its stacks resume in the next daemon), then run the command again"
+        )
     raise EngineUnavailable(f"The local engine daemon did not start (see {log}): {_tail(log)}")
 
 
@@ -154,10 +156,8 @@ def stop(state_dir: Path) -> int | None:
     if found is None:
         return None
     address = found[0]
-    local = _local()
-    client = local.LocalEngineClient(address, timeout=10.0)
     with contextlib.suppress(ConnectionError, ThermikError):
-        client.call(None, local.STOP)
+        local.manage(address, local.STOP, timeout=10.0)
     deadline = time.monotonic() + STOP_TIMEOUT
     while time.monotonic() < deadline:
         if not _alive(address.pid):
@@ -182,7 +182,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def client_for(launch: Launch) -> Any:
-    """A client of the daemon (started when needed) that starts it again if it dies."""
-    local = _local()
-    return local.LocalEngineClient(ensure(launch), CALL_TIMEOUT, reconnect=lambda: ensure(launch))
+def api_for(launch: Launch, project: str, user: str | None) -> local.DaemonApi:
+    """The daemon's REST API (started when needed) as ``user`` of ``project``, starting it
+    again if it dies."""
+    return local.DaemonApi(
+        ensure(launch),
+        project,
+        user=user,
+        timeout=CALL_TIMEOUT,
+        reconnect=lambda: ensure(launch),
+    )

@@ -5,11 +5,12 @@
 The first ``thermik`` command that needs the engine starts it detached
 (:mod:`thermik.cmd.daemon`); it logs to ``engine.log`` under the state directory. It takes the
 state directory's lock (one daemon per directory), starts the engine (which resumes the
-interrupted stacks and takes their leases), serves the engines' RPC API on a loopback port
-(:mod:`thermik.rpc.local`) and the builtin delivery URLs, and records its address in
-``engine.json``. It stays up while it has something to do (see :func:`reasons_to_stay`) and
-exits after ``[engine] local_daemon_idle_timeout`` seconds without, or on ``thermik engine
-stop`` or SIGTERM: it stops its actors cleanly, so what they recorded stays and the next daemon
+interrupted stacks and takes their leases), serves Heat's v1 REST API on a loopback port to
+callers presenting its random token (:mod:`thermik.api.owner`), and the builtin delivery URLs,
+and records its address and token in ``engine.json`` (:mod:`thermik.clients.local_daemon`).
+It stays up while it has something to do (see :func:`reasons_to_stay`) and exits after
+``[engine] local_daemon_idle_timeout`` seconds without, or on ``thermik engine stop`` or
+SIGTERM: it stops its actors cleanly, so what they recorded stays and the next daemon
 resumes it.
 """
 
@@ -23,18 +24,22 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from oslo_config import cfg
 
+from thermik.clients import local_daemon as local
 from thermik.cmd.stop_signals import stop_on_signals
 from thermik.conf import settings as config
 from thermik.errors import ThermikError
 from thermik.persistence.values import StackQuery
 
 if TYPE_CHECKING:
+    from thermik.api.auth import WsgiApp
+    from thermik.api.boundary import OrchestrationService
+    from thermik.api.wsgi_server import ThreadingWSGIServer
     from thermik.persistence.store import Store
     from thermik.service import Engine
 
@@ -85,7 +90,7 @@ def reasons_to_stay(store: Store, delivery_backend: str) -> list[str]:
 
 
 class Daemon:
-    """A running daemon: the engine, its RPC server and the idle clock."""
+    """A running daemon: the engine and the idle clock."""
 
     def __init__(
         self, settings: config.Settings, engine: Engine, stopping: threading.Event
@@ -111,21 +116,19 @@ class Daemon:
         except ThermikError as exc:
             reasons = [f"(cannot tell: {exc})"]
         return {
-            "result": {
-                "pid": os.getpid(),
-                "engine_id": self.engine.runtime.engine_id,
-                "cloud": self.settings.clients.cloud,
-                "started_at": self.started,
-                "idle_timeout": self.settings.engine.local_daemon_idle_timeout,
-                "busy": reasons,
-            }
+            "pid": os.getpid(),
+            "engine_id": self.engine.runtime.engine_id,
+            "cloud": self.settings.clients.cloud,
+            "started_at": self.started,
+            "idle_timeout": self.settings.engine.local_daemon_idle_timeout,
+            "busy": reasons,
         }
 
     def stop(self) -> dict[str, Any]:
         """Ask the daemon to exit (it answers first)."""
         LOG.info("Stop requested by a command")
         self.stopping.set()
-        return {"result": None}
+        return {"stopping": True}
 
     def run(self) -> None:
         """Wait until stopped or idle for the idle timeout."""
@@ -175,9 +178,7 @@ def setup_logging(state_dir: Path) -> None:
 def serve(settings: config.Settings, stopping: threading.Event) -> int:
     """Run the daemon of ``settings``' state directory until it is idle or ``stopping`` is
     set; the exit status."""
-    from thermik.rpc import local  # noqa: PLC0415 - the daemon only
-    from thermik.rpc.server import EngineEndpoint  # noqa: PLC0415
-    from thermik.service import start_engine  # noqa: PLC0415
+    from thermik.service import orchestrator_for, start_engine  # noqa: PLC0415 - slow
 
     state_dir = Path(settings.state_dir)
     with state_lock(state_dir) as held:
@@ -185,27 +186,57 @@ def serve(settings: config.Settings, stopping: threading.Event) -> int:
             LOG.info("Another engine daemon runs on %s: leaving it", state_dir)
             return 0
         engine = start_engine(settings)
+        service = orchestrator_for(engine, settings)
         daemon = Daemon(settings, engine, stopping)
         token = local.new_token()
-        endpoint = EngineEndpoint(engine.runtime, engine.deployments)
-        extra = {local.PING: daemon.ping, local.STOP: daemon.stop}
-        server = local.LocalEngineServer(endpoint, token, extra, daemon.touch)
+        server = api_server(service, settings, token, daemon)
         address_file = state_dir / local.ENGINE_FILE
+        address = None
         try:
-            url = server.start()
+            url = f"http://127.0.0.1:{server.server_address[1]}"
             address = local.EngineAddress(
                 os.getpid(), url, token, engine.runtime.engine_id, settings.clients.cloud
             )
             address.write(address_file)
-            LOG.info("Engine daemon %s serving on %s", engine.runtime.engine_id, url)
+            LOG.info("Engine daemon %s serving the API on %s", engine.runtime.engine_id, url)
             daemon.run()
         finally:
-            if local.EngineAddress.read(address_file) == address:
+            if address is not None and local.EngineAddress.read(address_file) == address:
                 address_file.unlink(missing_ok=True)
-            server.stop()
-            engine.close()
+            server.shutdown()
+            server.server_close()
+            service.close()
             LOG.info("Engine daemon stopped")
     return 0
+
+
+def api_server(
+    service: OrchestrationService, settings: config.Settings, token: str, daemon: Daemon
+) -> ThreadingWSGIServer:
+    """The REST API over ``service`` for callers presenting ``token``, with the daemon's own
+    methods beside it, served (started) on a free loopback port."""
+    # The API is loaded here, not with the module: every thermik command loads this module
+    # (for its file names), and only the daemon serves the API.
+    from thermik.api import owner  # noqa: PLC0415
+    from thermik.api.app import build_app  # noqa: PLC0415
+    from thermik.api.wsgi_server import make_server  # noqa: PLC0415
+
+    api = build_app(service, owner.OwnerContext(token), settings.limits)
+    methods = {local.PING: daemon.ping, local.STOP: daemon.stop}
+    app = owner.with_management(touching(api, daemon.touch), token, methods)
+    server = make_server(app, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, name="daemon-api", daemon=True).start()
+    return server
+
+
+def touching(app: WsgiApp, touch: Callable[[], None]) -> WsgiApp:
+    """``app``, calling ``touch`` first on every request: a command's call is activity."""
+
+    def touched(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        touch()
+        return app(environ, start_response)
+
+    return touched
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:

@@ -90,7 +90,8 @@ class ServiceCommand(PlainHelp):
     @property
     def context(self) -> RequestContext:
         """The local caller: the ``--project`` tenant and the login name."""
-        return RequestContext(tenant=self.thermik.options.project, user=_user(), is_admin=True)
+        project = self.thermik.options.project
+        return RequestContext(tenant=project, user=login_name(), is_admin=True)
 
     def stack(self, name_or_id: str) -> StackIdentity:
         """The stack a name or id names (deleted stacks by id only, as in Heat)."""
@@ -149,7 +150,8 @@ class ServiceCommand(PlainHelp):
         return watch.run()
 
 
-def _user() -> str | None:
+def login_name() -> str | None:
+    """The name of the user at the terminal (None when the system cannot tell)."""
     try:
         return getpass.getuser()
     except (KeyError, OSError):

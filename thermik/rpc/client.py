@@ -31,8 +31,8 @@ WAIT_POLL = 0.5
 
 
 class Engines(Protocol):
-    """Calls to the engines: :class:`EngineClient` over the message bus, or local mode's
-    :class:`thermik.rpc.local.LocalEngineClient` to the state directory's engine daemon."""
+    """Calls to the engines (:class:`EngineClient` over the message bus; tests hand in
+    their own)."""
 
     def call(self, engine_id: str | None, method: str, **kwargs: Any) -> Any:
         """Call ``method`` on the engine ``engine_id`` (any engine when None); its result."""
