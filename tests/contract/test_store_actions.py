@@ -106,6 +106,7 @@ def test_a_row_that_moved_on_records_nothing(store: SqlStore, moved: str) -> Non
     assert store.get_resource_data(resource.id) == {}
     assert store.get_resource_properties(resource.id) is None
     assert store.list_traversal_arrivals("T1") == []
+    assert _blobs(store) == 0
 
 
 def _blobs(store: SqlStore) -> int:

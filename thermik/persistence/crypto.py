@@ -79,6 +79,13 @@ class SecretBox:
             return document
         return self._fernet.encrypt(_COMPACT(document).encode()).decode()
 
+    def for_one_write(self) -> SecretBox:
+        """This box, sealing each document once for the rows of one write: an action's two
+        events show the same properties, each sealed apart before. The rows then share one
+        token, which tells a reader of the database only that they hold the same document,
+        as their schema says; a box kept beyond one write would tell it of unrelated rows."""
+        return _SealingOnce(self._fernet) if self._fernet is not None else self
+
     def unseal(self, stored: Any, *path: PathElement) -> Any:
         """The document :meth:`seal` stored as ``stored``."""
         if type(stored) is not str:
@@ -106,3 +113,20 @@ class SecretBox:
                 f"cannot {verb} a secret: auth_encryption_key is not configured", path=path
             )
         return self._fernet
+
+
+class _SealingOnce(SecretBox):
+    """A :class:`SecretBox` that seals each document text once."""
+
+    def __init__(self, fernet: Fernet) -> None:
+        self._fernet = self._sealing_with = fernet
+        self._sealed: dict[str, str] = {}
+
+    def seal(self, document: Any) -> Any:
+        if document is None:
+            return None
+        text = _COMPACT(document)
+        token = self._sealed.get(text)
+        if token is None:
+            token = self._sealed[text] = self._sealing_with.encrypt(text.encode()).decode()
+        return token

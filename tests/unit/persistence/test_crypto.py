@@ -48,3 +48,19 @@ def test_unknown_decrypt_method() -> None:
     box = SecretBox(SecretBox.generate_key())
     with pytest.raises(SecretKeyError, match="unknown decrypt method 'rot13'"):
         box.decrypt(box.encrypt("x"), "rot13")
+
+
+def test_one_write_seals_each_document_once() -> None:
+    box = SecretBox(SecretBox.generate_key())
+    write = box.for_one_write()
+    first = write.seal({"size": 2, "name": "web"})
+    assert write.seal({"size": 2, "name": "web"}) == first
+    assert write.seal({"size": 3}) != first
+    assert box.for_one_write().seal({"size": 2, "name": "web"}) != first
+    assert box.unseal(first) == {"size": 2, "name": "web"}
+    assert write.seal(None) is None
+
+
+def test_without_a_key_one_write_keeps_documents_clear() -> None:
+    box = SecretBox(None)
+    assert box.for_one_write().seal({"size": 2}) == {"size": 2}

@@ -20,6 +20,8 @@ from thermik.persistence.store import EventStore
 
 INSERT_EVENT = HotStatement(insert(EVENT))
 INSERT_ARRIVAL = HotStatement(insert(JOIN_ARRIVAL))
+#: A join arrival's columns besides its stack.
+ARRIVAL_COLUMNS = ("traversal_id", "node", "sender", "payload", "created_at")
 _ARRIVALS = select(
     JOIN_ARRIVAL.c.traversal_id, JOIN_ARRIVAL.c.node, JOIN_ARRIVAL.c.sender, JOIN_ARRIVAL.c.payload
 )

@@ -57,11 +57,18 @@ class _Plan:
 class HotStatement:
     """An INSERT, UPDATE or DELETE whose columns come from each call's parameters."""
 
-    def __init__(self, statement: Insert | Update | Delete) -> None:
+    def __init__(self, statement: Insert | Update | Delete, *, explicit: bool = False) -> None:
+        """``explicit``: the statement names every parameter itself (none become columns)."""
         self._statement = statement
+        self._explicit = explicit
         # An INSERT ... SELECT generates no one key to hand back.
         self._inserts = isinstance(statement, Insert) and statement.select is None
         self._plans: dict[tuple[Any, ...], _Plan] = {}
+
+    @property
+    def statement(self) -> Insert | Update | Delete:
+        """The statement as built (the columns to set not yet chosen)."""
+        return self._statement
 
     def execute(self, conn: Connection, params: Mapping[str, Any]) -> Outcome:
         """Run the statement with ``params`` in ``conn``'s transaction."""
@@ -89,6 +96,21 @@ class HotStatement:
         (last,) = cursor.execute("SELECT last_insert_rowid()").fetchone()
         return int(last)
 
+    def inserted_ids(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Run this INSERT for each of ``rows`` (all with the same keys) in one call, in
+        ``conn``'s transaction (PostgreSQL only); the ids generated, in the rows' order.
+
+        psycopg sends the rows as one pipeline of one prepared statement: a stack's 500 rows
+        cost a quarter of the CPU of SQLAlchemy's multi-row INSERTs, whose long text the
+        driver parses anew each time."""
+        plan = self._plan(conn.dialect, tuple(rows[0]), True)
+        values = [plan.bind(params) for params in rows]
+        cursor = _run(conn, plan, values, many=True, returning=True)
+        ids = [int(cursor.fetchone()[0])]
+        while cursor.nextset():
+            ids.append(int(cursor.fetchone()[0]))
+        return ids
+
     def _driver_many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> Any:
         """``executemany`` on the driver's cursor; the cursor."""
         plan = self._plan(conn.dialect, tuple(rows[0]), False)
@@ -109,7 +131,9 @@ class HotStatement:
         if returns_key:
             assert isinstance(statement, Insert)
             statement = statement.returning(*statement.table.primary_key)
-        compiled = statement.compile(dialect=dialect, column_keys=list(keys))
+        compiled = statement.compile(
+            dialect=dialect, column_keys=None if self._explicit else list(keys)
+        )
         positional = compiled.positiontup is not None
         names = tuple(compiled.positiontup or compiled.binds)
         processors = (_processor(compiled.binds[name].type, dialect) for name in names)
@@ -123,14 +147,18 @@ class HotStatement:
         return plan
 
 
-def _run(conn: Connection, plan: _Plan, values: Any, *, many: bool) -> Any:
+def _run(
+    conn: Connection, plan: _Plan, values: Any, *, many: bool, returning: bool = False
+) -> Any:
     """Execute ``plan`` on the driver's cursor of ``conn`` (in its transaction); the cursor.
     A driver error becomes SQLAlchemy's, as on the normal path; a lost connection is
     invalidated so that the pool does not hand it out again."""
     cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
     dialect = conn.dialect
     try:
-        if many:
+        if returning:
+            cursor.executemany(plan.sql, values, returning=True)
+        elif many:
             cursor.executemany(plan.sql, values)
         else:
             cursor.execute(plan.sql, values)

@@ -114,8 +114,12 @@ def inserted_all(conn: Connection, rows: list[dict[str, Any]]) -> list[Resource]
     if len(rows) < 2:
         return [inserted(conn, row) for row in rows]
     if conn.dialect.name != "sqlite":
-        # SQLAlchemy sends multi-row INSERTs and hands the ids back in the rows' order.
-        ids = conn.execute(_INSERT_RETURNING, rows).scalars().all()
+        # MariaDB: SQLAlchemy sends multi-row INSERTs and hands the ids back in the rows' order.
+        ids = (
+            _INSERT.inserted_ids(conn, rows)
+            if conn.dialect.name == "postgresql"
+            else conn.execute(_INSERT_RETURNING, rows).scalars().all()
+        )
         for row, row_id in zip(rows, ids, strict=True):
             row["id"] = row_id
         return [_value(row) for row in rows]

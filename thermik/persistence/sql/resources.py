@@ -34,8 +34,9 @@ from thermik.persistence.resource_values import (
     ResourceChanges,
 )
 from thermik.persistence.sql.base import SqlBase
-from thermik.persistence.sql.events import INSERT_EVENT, arrival_row, event_row
-from thermik.persistence.sql.hot import HotStatement
+from thermik.persistence.sql.events import ARRIVAL_COLUMNS, INSERT_EVENT, arrival_row, event_row
+from thermik.persistence.sql.hot import HotStatement, Outcome
+from thermik.persistence.sql.one_statement import OneStatement, Record
 from thermik.persistence.sql.resource_data import blob_row, data_row, write_data
 from thermik.persistence.sql.resource_rows import (
     NEW_ROW_KEY,
@@ -56,22 +57,20 @@ _UNLOCKED = HotStatement(update(RESOURCE).where(_BY_ID, _AT_KEY, RESOURCE.c.engi
 _HELD = HotStatement(
     update(RESOURCE).where(_BY_ID, _AT_KEY, RESOURCE.c.engine_id == bindparam("b_engine"))
 )
+#: PostgreSQL: each guarded UPDATE with what it carries, as one statement.
+_ONE_STATEMENT = {stmt: OneStatement(stmt) for stmt in (_UNLOCKED, _HELD)}
 _SET_METADATA = update(RESOURCE).where(
     _BY_ID, RESOURCE.c.metadata_generation == bindparam("b_generation")
 )
 _INSERT_BLOB = HotStatement(insert(PROPERTIES_DATA))
-_ARRIVAL_COLUMNS = ("traversal_id", "node", "sender", "payload", "created_at")
 #: A node's join arrival, recorded for the stack its row belongs to (read in the same
 #: statement: the guarded write that carries it need not be told the stack).
 _INSERT_ROW_ARRIVAL = HotStatement(
     insert(JOIN_ARRIVAL).from_select(
-        ["stack_id", *_ARRIVAL_COLUMNS],
+        ["stack_id", *ARRIVAL_COLUMNS],
         select(
             RESOURCE.c.stack_id,
-            *(
-                bindparam(f"a_{name}", type_=JOIN_ARRIVAL.c[name].type)
-                for name in _ARRIVAL_COLUMNS
-            ),
+            *(bindparam(f"a_{name}", type_=JOIN_ARRIVAL.c[name].type) for name in ARRIVAL_COLUMNS),
         ).where(RESOURCE.c.id == bindparam("b_id")),
     )
 )
@@ -104,7 +103,7 @@ def _row_arrival(
 ) -> dict[str, Any]:
     """The parameters of :data:`_INSERT_ROW_ARRIVAL` (lengths checked as every arrival's)."""
     row = arrival_row(secrets, "", arrival, now)
-    return {"b_id": resource_id, **{f"a_{name}": row[name] for name in _ARRIVAL_COLUMNS}}
+    return {"b_id": resource_id, **{f"a_{name}": row[name] for name in ARRIVAL_COLUMNS}}
 
 
 def _rewrite_blob(column: Column[Any]) -> HotStatement:
@@ -189,6 +188,47 @@ def _no_event_stack(events: Sequence[NewEvent]) -> StackNotFound:
 
 def _events(event: NewEvent | None) -> tuple[NewEvent, ...]:
     return () if event is None else (event,)
+
+
+def _write(
+    conn: Connection,
+    stmt: HotStatement,
+    params: dict[str, Any],
+    record: Record,
+    holder: str | None,
+) -> None:
+    """The guarded UPDATE ``stmt`` with ``params`` and what it carries, in ``conn``'s
+    transaction (``LockConflict`` when the row is not at its key, held by ``holder``)."""
+    # A row still at its first key has no blobs to rewrite (every write that gives a row
+    # blobs moves its key on): a create's blobs are inserted without looking first.
+    fresh = params["b_key"] == NEW_ROW_KEY
+    if conn.dialect.name == "postgresql" and (fresh or not record.blobs):
+        statement = _ONE_STATEMENT[stmt].statement(params, record)
+        updated = statement.execute(conn, record.parameters(params))
+    else:
+        updated = _separately(conn, stmt, params, record, fresh)
+    if updated.rowcount != 1:
+        _lock_lost(conn, params["b_id"], holder, params["b_key"])
+
+
+def _separately(
+    conn: Connection, stmt: HotStatement, params: dict[str, Any], record: Record, fresh: bool
+) -> Outcome:
+    """The statements of a guarded write one after another; the UPDATE's outcome (nothing
+    follows an UPDATE that missed its row)."""
+    for column, row in record.blobs.items():
+        if fresh or not _rewrite_blob_of(conn, column, row, params["b_id"]):
+            params[column] = _INSERT_BLOB.execute(conn, row).inserted_id
+    updated = stmt.execute(conn, params)
+    if updated.rowcount != 1:
+        return updated
+    if record.events:
+        INSERT_EVENT.execute_many(conn, record.events)
+    for row in record.data:
+        write_data(conn, row)
+    if record.arrival is not None:
+        _INSERT_ROW_ARRIVAL.execute(conn, record.arrival)
+    return updated
 
 
 class SqlResources(SqlBase, ResourceStore):
@@ -337,28 +377,17 @@ class SqlResources(SqlBase, ResourceStore):
             params["b_engine"] = holder
 
         now = params["updated_at"]
-        event_values = [event_row(self._secrets, event, now) for event in events]
-        blob_rows = along.rows(self._secrets, params["updated_at"])
+        secrets = self._secrets.for_one_write()
+        event_values = [event_row(secrets, event, now) for event in events]
+        blob_rows = along.rows(secrets, now)
         arrival_values = None
         if along.arrival is not None:
-            arrival_values = _row_arrival(self._secrets, resource_id, along.arrival, now)
+            arrival_values = _row_arrival(secrets, resource_id, along.arrival, now)
 
-        # A row still at its first key has no blobs to rewrite (every write that gives a row
-        # blobs moves its key on): a create's blobs are inserted without looking first.
-        fresh = atomic_key == NEW_ROW_KEY
+        record = Record(blob_rows, event_values, along.data, arrival_values)
 
         def work(conn: Connection) -> int:
-            for column, row in blob_rows.items():
-                if fresh or not _rewrite_blob_of(conn, column, row, resource_id):
-                    params[column] = _INSERT_BLOB.execute(conn, row).inserted_id
-            if stmt.execute(conn, params).rowcount != 1:
-                _lock_lost(conn, resource_id, holder, atomic_key)
-            if event_values:
-                INSERT_EVENT.execute_many(conn, event_values)
-            for row in along.data:
-                write_data(conn, row)
-            if arrival_values is not None:
-                _INSERT_ROW_ARRIVAL.execute(conn, arrival_values)
+            _write(conn, stmt, params, record, holder)
             return atomic_key + 1
 
         key = self._write_referring(work, lambda: _no_event_stack(events), lazy=along.lazy)
