@@ -47,6 +47,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import sqlalchemy
+
 from tests import dbservers
 from thermik.actors.runtime import ConvergeRequest, EngineRuntime
 from thermik.conf.settings import DatabaseSettings, EngineSettings
@@ -203,6 +205,26 @@ def one_configuration(
     }
 
 
+def commit_latency(backend: str, count: int = 200) -> float:
+    """Median seconds of a one-row INSERT and its COMMIT on a fresh connection of ``backend``'s
+    server: what one resource of a chain waits for at least (its record's commit)."""
+    with database(backend) as url:
+        engine = sqlalchemy.create_engine(url, poolclass=sqlalchemy.NullPool)
+        try:
+            with engine.connect() as conn:
+                conn.exec_driver_sql("CREATE TABLE commit_probe (id INTEGER)")
+                conn.commit()
+                times = []
+                for index in range(count):
+                    started = time.perf_counter()
+                    conn.exec_driver_sql(f"INSERT INTO commit_probe VALUES ({index})")
+                    conn.commit()
+                    times.append(time.perf_counter() - started)
+        finally:
+            engine.dispose()
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,500,1000,5000")
@@ -241,6 +263,8 @@ def main() -> None:
         f"database {args.db}; engine cpu_affinity {args.cpu_affinity}; key {args.key}; "
         f"hidden parameter {'in every resource' if args.hidden else 'none'}; targets: {targets}"
     )
+    if args.db != "sqlite":
+        print(f"a commit (one-row INSERT, COMMIT) takes {commit_latency(args.db) * 1000:.2f} ms")
     print(
         f"{'shape':8} {'N':>6} | " + " | ".join(f"{op:>26}" for op in OPERATIONS) + " | peak RSS"
     )

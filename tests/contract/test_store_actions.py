@@ -149,3 +149,13 @@ def test_blobs_stored_on_their_own_move_the_key_on_and_are_rewritten(store: SqlS
     assert store.get_resource_properties(resource.id) == {"value": "recorded"}
     assert store.get_resource_attributes(resource.id) == {"output": "recorded"}
     assert _blobs(store) == 2
+
+
+def test_a_later_version_without_blobs_gets_new_ones(store: SqlStore) -> None:
+    stack = make_stack(store)
+    resource = store.create_resource(new_resource(stack))
+    key = store.update_resource(resource.id, 0, ResourceChanges(status_reason="moved on"))
+    _record_blobs(store, resource, key, "first")
+    assert store.get_resource_properties(resource.id) == {"value": "first"}
+    assert store.get_resource_attributes(resource.id) == {"output": "first"}
+    assert _blobs(store) == 2

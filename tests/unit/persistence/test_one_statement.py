@@ -43,8 +43,12 @@ RECORDS = {
 }
 
 
-def sql_and_names(record: Record, params: dict[str, Any]) -> tuple[str, set[str]]:
-    statement = resources._ONE_STATEMENT[resources._UNLOCKED].statement(params, record)
+def sql_and_names(
+    record: Record, params: dict[str, Any], *, fresh: bool = True
+) -> tuple[str, set[str]]:
+    statement = resources._ONE_STATEMENT[resources._UNLOCKED].statement(
+        params, record, fresh=fresh
+    )
     flat = record.parameters(params)
     plan = statement._plan(DIALECT, tuple(flat), False)
     return plan.sql, set(plan.names)
@@ -73,9 +77,21 @@ def test_a_shape_is_built_once() -> None:
     built = resources._ONE_STATEMENT[resources._UNLOCKED]
     record = RECORDS["a create"]
     other = Record(record.blobs, record.events, record.data, {**ARRIVAL, "b_id": 8})
-    assert built.statement(UPDATE, record) is built.statement({**UPDATE, "b_id": 8}, other)
+    first = built.statement(UPDATE, record, fresh=True)
+    assert built.statement({**UPDATE, "b_id": 8}, other, fresh=True) is first
+    assert built.statement(UPDATE, record, fresh=False) is not first
 
 
 def test_only_an_update_has_a_one_statement_form() -> None:
     with pytest.raises(TypeError, match="UPDATE"):
         one_statement.OneStatement(resources._INSERT_BLOB)
+
+
+def test_a_later_version_rewrites_its_blobs_or_inserts_those_it_lacks() -> None:
+    record = RECORDS["a create"]
+    sql, names = sql_and_names(record, UPDATE, fresh=False)
+    assert names == set(record.parameters(UPDATE))
+    assert sql.count("UPDATE resource_properties_data SET") == 2
+    assert sql.count("INSERT INTO resource_properties_data") == 2
+    assert "WHERE NOT (EXISTS (SELECT p_old.id" in sql
+    assert "properties_data_id=coalesce((SELECT p_old.id" in sql

@@ -11,8 +11,8 @@ round trip.
 
 Every clause runs whether or not the UPDATE matched its row; when it did not, the caller
 raises and the transaction rolls them back with it, as it did the separate statements. A row
-whose blobs already exist (they are rewritten in place only if they do) is written as separate
-statements still.
+past its first version may have blobs already: each is then rewritten in place by one clause,
+and inserted by the next only if the first found none.
 """
 
 from __future__ import annotations
@@ -21,7 +21,17 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Column, ColumnElement, bindparam, delete, insert, select
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.sql.dml import Update
 
@@ -90,23 +100,33 @@ class OneStatement:
         self._base = base.statement
         self._built: dict[tuple[Any, ...], HotStatement] = {}
 
-    def statement(self, params: Mapping[str, Any], record: Record) -> HotStatement:
-        """The statement writing ``record`` with the UPDATE's ``params``."""
-        shape = record.shape(params)
+    def statement(self, params: Mapping[str, Any], record: Record, *, fresh: bool) -> HotStatement:
+        """The statement writing ``record`` with the UPDATE's ``params``; ``fresh``: the row
+        is still its first version, with no blobs yet."""
+        shape = (fresh, *record.shape(params))
         found = self._built.get(shape)
         if found is None:
-            found = self._built[shape] = self._build(params, record)
+            found = self._built[shape] = self._build(params, record, fresh)
         return found
 
-    def _build(self, params: Mapping[str, Any], record: Record) -> HotStatement:
+    def _build(self, params: Mapping[str, Any], record: Record, fresh: bool) -> HotStatement:
         sets: dict[str, Any] = {
             key: _bind("s", RESOURCE.c[key]) for key in params if key not in _WHERE
         }
         clauses = []
         for column in record.blobs:
-            blob = _blob_insert(_BLOB_PREFIX[column], tuple(record.blobs[column]))
-            clauses.append(blob)
-            sets[column] = select(blob.c.id).scalar_subquery()
+            prefix, keys = _BLOB_PREFIX[column], tuple(record.blobs[column])
+            if fresh:
+                blob = _blob_insert(prefix, keys)
+                clauses.append(blob)
+                sets[column] = select(blob.c.id).scalar_subquery()
+                continue
+            rewritten = _blob_rewrite(prefix, keys, RESOURCE.c[column])
+            inserted = _blob_insert(prefix, keys, unless=rewritten)
+            clauses += [rewritten, inserted]
+            sets[column] = func.coalesce(
+                select(rewritten.c.id).scalar_subquery(), select(inserted.c.id).scalar_subquery()
+            )
         if record.events:
             clauses.append(_events_insert([tuple(row) for row in record.events]))
         for index, row in enumerate(record.data):
@@ -120,10 +140,26 @@ def _bind(prefix: str, column: Column[Any]) -> ColumnElement[Any]:
     return bindparam(f"{prefix}_{column.key}", type_=column.type)
 
 
-def _blob_insert(prefix: str, keys: Sequence[str]) -> Any:
-    values = {key: _bind(prefix, PROPERTIES_DATA.c[key]) for key in keys}
-    inserted = insert(PROPERTIES_DATA).values(values).returning(PROPERTIES_DATA.c.id)
-    return inserted.cte(f"{prefix}_blob")
+def _blob_insert(prefix: str, keys: Sequence[str], *, unless: Any = None) -> Any:
+    """A new blob (``unless``: only when that rewrite found none)."""
+    binds = [_bind(prefix, PROPERTIES_DATA.c[key]) for key in keys]
+    if unless is None:
+        inserted = insert(PROPERTIES_DATA).values(dict(zip(keys, binds, strict=True)))
+    else:
+        missing = select(*binds).where(~exists(select(unless.c.id)))
+        inserted = insert(PROPERTIES_DATA).from_select(list(keys), missing)
+    return inserted.returning(PROPERTIES_DATA.c.id).cte(f"{prefix}_blob")
+
+
+def _blob_rewrite(prefix: str, keys: Sequence[str], column: Column[Any]) -> Any:
+    """The blob the row's ``column`` points to, rewritten in place (no row if it has none)."""
+    owner = select(column).where(RESOURCE.c.id == bindparam("b_id")).scalar_subquery()
+    rewritten = (
+        update(PROPERTIES_DATA)
+        .where(PROPERTIES_DATA.c.id == owner)
+        .values({key: _bind(prefix, PROPERTIES_DATA.c[key]) for key in keys})
+    )
+    return rewritten.returning(PROPERTIES_DATA.c.id).cte(f"{prefix}_old")
 
 
 def _events_insert(shapes: Sequence[tuple[str, ...]]) -> Any:

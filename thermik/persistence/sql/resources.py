@@ -202,8 +202,8 @@ def _write(
     # A row still at its first key has no blobs to rewrite (every write that gives a row
     # blobs moves its key on): a create's blobs are inserted without looking first.
     fresh = params["b_key"] == NEW_ROW_KEY
-    if conn.dialect.name == "postgresql" and (fresh or not record.blobs):
-        statement = _ONE_STATEMENT[stmt].statement(params, record)
+    if conn.dialect.name == "postgresql":
+        statement = _ONE_STATEMENT[stmt].statement(params, record, fresh=fresh)
         updated = statement.execute(conn, record.parameters(params))
     else:
         updated = _separately(conn, stmt, params, record, fresh)
