@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -20,6 +21,15 @@ from pathlib import Path
 from tests.e2e.local_daemon import SERVER_TEMPLATE, alive, slow_template, terminal
 from thermik.clients import local_daemon as local
 from thermik.cmd.local_engine import state_lock
+
+OPENSTACK = str(Path(sys.executable).with_name("openstack"))
+WORD_TEMPLATE = """\
+heat_template_version: 2018-08-31
+resources:
+  word: {type: OS::Heat::RandomString, properties: {length: 6}}
+outputs:
+  value: {value: {get_attr: [word, value]}}
+"""
 
 
 def write(root: Path, name: str, text: str) -> str:
@@ -170,3 +180,31 @@ def test_a_daemon_that_holds_the_directory_but_does_not_answer_is_named(tmp_path
     finally:
         stranger.kill()
         stranger.wait()
+
+
+def test_the_unmodified_openstack_client_drives_the_local_engine(tmp_path: Path) -> None:
+    # The daemon serves Heat's v1 API: with the token of engine.json, the openstack CLI is
+    # one more terminal acting on the same stacks.
+    with terminal(tmp_path) as term:
+        assert term.run("stack", "list").status == 0
+        recorded = json.loads((term.state / "engine.json").read_text(encoding="utf-8"))
+        template = write(tmp_path, "word.yaml", WORD_TEMPLATE)
+
+        def openstack(token: str, *args: str) -> subprocess.CompletedProcess[str]:
+            auth = ["--os-auth-type", "admin_token", "--os-token", token]
+            endpoint = ["--os-endpoint", f"{recorded['url']}/v1/local"]
+            return subprocess.run(
+                [OPENSTACK, *auth, *endpoint, *args],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+
+        made = openstack(recorded["token"], "stack", "create", "-t", template, "--wait", "osc")
+        assert made.returncode == 0, made.stderr
+        shown = term.run("stack", "output", "show", "osc", "value", "-f", "json")
+        assert len(shown.json()["output_value"]) == 6
+        refused = openstack("a-guess", "stack", "list")
+        assert refused.returncode != 0
+        assert "missing or wrong X-Auth-Token" in refused.stderr
