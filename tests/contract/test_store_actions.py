@@ -159,3 +159,21 @@ def test_a_later_version_without_blobs_gets_new_ones(store: SqlStore) -> None:
     assert store.get_resource_properties(resource.id) == {"value": "first"}
     assert store.get_resource_attributes(resource.id) == {"output": "first"}
     assert _blobs(store) == 2
+
+
+def test_a_key_written_twice_by_one_action_keeps_the_last_value(store: SqlStore) -> None:
+    stack = make_stack(store)
+    resource = store.create_resource(new_resource(stack))
+    store.record_action(
+        resource.id,
+        0,
+        DONE,
+        events=_events(resource),
+        data=[
+            DataWrite("value", "first"),
+            DataWrite("gone", "x"),
+            DataWrite("value", "last"),
+            DataWrite("gone", None),
+        ],
+    )
+    assert store.get_resource_data(resource.id) == {"value": "last"}

@@ -347,8 +347,12 @@ class SqlResources(SqlBase, ResourceStore):
         attributes: Mapping[str, JSON] | None = None,
         arrival: JoinArrival | None = None,
     ) -> int:
+        # The last write of a key is the one that counts; on PostgreSQL the writes are clauses
+        # of one statement, which may change a row only once.
+        last = {one.key: one for one in data}
         written = [
-            data_row(self._secrets, resource_id, one.key, one.value, one.redact) for one in data
+            data_row(self._secrets, resource_id, one.key, one.value, one.redact)
+            for one in last.values()
         ]
         # A store-only action changed nothing outside the database: its record may commit
         # lazily (see ``ResourceStore.record_action``).
