@@ -88,16 +88,23 @@ rp_python() {
 }
 
 # rp_uv: print the path of a pinned uv, installing it into .venv-uv on first use (a plain
-# --target install: uv is one binary and needs no venv of its own).
+# --target install: uv is one binary and needs no venv of its own). Several tools start at
+# once on a fresh checkout (run-tests.sh brings the cloud up while services-up.sh runs), and
+# each would install it into the same directory: the first installs it under a lock, the
+# others wait and find it installed.
 rp_uv() {
-    local dir=$RP_ROOT/.venv-uv lock=$RP_DIR/requirements/uv.txt log=$RP_STATE/install-uv.log
+    local dir=$RP_ROOT/.venv-uv lock=$RP_DIR/requirements/uv.txt
     if ! cmp -s "$lock" "$dir/.lock" 2> /dev/null; then
         mkdir -p "$RP_STATE"
-        rm -rf "$dir"
-        rp_log "installing uv into .venv-uv (about 17 MB to download, 38 MB on disk)"
-        rp_install "$log" "$(rp_python)" -m pip install --progress-bar off --require-hashes \
-            --target "$dir" -r "$lock"
-        cp "$lock" "$dir/.lock"
+        (
+            flock 9
+            cmp -s "$lock" "$dir/.lock" 2> /dev/null && exit 0
+            rm -rf "$dir"
+            rp_log "installing uv into .venv-uv (about 17 MB to download, 38 MB on disk)"
+            rp_install "$RP_STATE/install-uv.log" "$(rp_python)" -m pip install \
+                --progress-bar off --require-hashes --target "$dir" -r "$lock"
+            cp "$lock" "$dir/.lock"
+        ) 9> "$RP_STATE/install-uv.lock" || rp_die "uv did not install (see above)"
     fi
     echo "$dir/bin/uv"
 }
