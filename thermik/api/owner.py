@@ -24,9 +24,8 @@ from thermik import errors
 from thermik.api.auth import Caller, WsgiApp
 from thermik.api.boundary import RequestContext
 from thermik.api.policy import IMPLIED_ROLES, Credentials
+from thermik.clients.local_daemon import MANAGEMENT_PREFIX
 
-#: Where the daemon's own methods are served: ``POST /engine/v1/<method>``.
-MANAGEMENT_PREFIX = "/engine/v1/"
 #: The header carrying the token, as Keystone's tokens are carried.
 TOKEN_HEADER = "X-Auth-Token"
 #: The header naming the user at the terminal (recorded as the stack's owner).

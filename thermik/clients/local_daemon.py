@@ -235,20 +235,15 @@ class DaemonApi:
     ) -> Answer:
         if self.user:
             headers = {**headers, "X-Auth-User": self.user}
-        try:
-            return self._once(method, target, payload, headers)
-        except ConnectionRefusedError:
-            if self._reconnect is None:
-                raise EngineUnavailable(
-                    f"The local engine (pid {self.address.pid}) cannot be reached"
-                ) from None
-            self.address = self._reconnect()
-        try:
-            return self._once(method, target, payload, headers)
-        except ConnectionRefusedError:
-            raise EngineUnavailable(
-                f"The local engine (pid {self.address.pid}) cannot be reached"
-            ) from None
+        # A refused call was never received: once more on the replacement, if there is one.
+        attempts = 1 if self._reconnect is None else 2
+        for attempt in range(attempts):
+            try:
+                return self._once(method, target, payload, headers)
+            except ConnectionRefusedError:
+                if attempt + 1 < attempts and self._reconnect is not None:
+                    self.address = self._reconnect()
+        raise EngineUnavailable(f"The local engine (pid {self.address.pid}) cannot be reached")
 
     def _once(
         self, method: str, target: str, payload: bytes | None, headers: dict[str, str]

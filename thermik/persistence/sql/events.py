@@ -15,13 +15,22 @@ from thermik.persistence.resource_values import Event, EventQuery, JoinArrival, 
 from thermik.persistence.row_ids import row_uuid
 from thermik.persistence.sql.base import SqlBase, check_length, reason
 from thermik.persistence.sql.hot import HotStatement
-from thermik.persistence.sql.tables import EVENT, JOIN_ARRIVAL
+from thermik.persistence.sql.tables import EVENT, JOIN_ARRIVAL, RESOURCE
 from thermik.persistence.store import EventStore
 
 INSERT_EVENT = HotStatement(insert(EVENT))
 INSERT_ARRIVAL = HotStatement(insert(JOIN_ARRIVAL))
 #: A join arrival's columns besides its stack.
 ARRIVAL_COLUMNS = ("traversal_id", "node", "sender", "payload", "created_at")
+#: A node's join arrival, recorded for the stack its row belongs to (read in the same
+#: statement: the guarded write that carries it need not be told the stack).
+ROW_ARRIVAL = insert(JOIN_ARRIVAL).from_select(
+    ["stack_id", *ARRIVAL_COLUMNS],
+    select(
+        RESOURCE.c.stack_id,
+        *(bindparam(f"a_{name}", type_=JOIN_ARRIVAL.c[name].type) for name in ARRIVAL_COLUMNS),
+    ).where(RESOURCE.c.id == bindparam("b_id")),
+)
 _ARRIVALS = select(
     JOIN_ARRIVAL.c.traversal_id, JOIN_ARRIVAL.c.node, JOIN_ARRIVAL.c.sender, JOIN_ARRIVAL.c.payload
 )

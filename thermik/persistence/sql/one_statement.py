@@ -35,11 +35,11 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.sql.dml import Update
 
-from thermik.persistence.sql.events import ARRIVAL_COLUMNS
+from thermik.persistence.sql.events import ROW_ARRIVAL
 from thermik.persistence.sql.hot import HotStatement
+from thermik.persistence.sql.resource_data import DATA_COLUMNS, KEY_COLUMNS
 from thermik.persistence.sql.tables import (
     EVENT,
-    JOIN_ARRIVAL,
     PROPERTIES_DATA,
     RESOURCE,
     RESOURCE_DATA,
@@ -49,7 +49,6 @@ from thermik.persistence.sql.tables import (
 _BLOB_PREFIX = {"properties_data_id": "p", "attr_data_id": "t"}
 #: The parameters of the guarded UPDATE's WHERE clause (the others are columns it sets).
 _WHERE = frozenset({"b_id", "b_key", "b_engine"})
-_DATA_COLUMNS = ("value", "redact", "decrypt_method")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -177,21 +176,15 @@ def _data_write(prefix: str, upsert: bool) -> Any:
             RESOURCE_DATA.c.key == bindparam(f"{prefix}_b_key"),
         )
         return gone.cte(f"{prefix}_data")
-    columns = ("resource_id", "key", *_DATA_COLUMNS)
+    columns = ("resource_id", "key", *DATA_COLUMNS)
     written = postgresql.insert(RESOURCE_DATA).values(
         {key: _bind(prefix, RESOURCE_DATA.c[key]) for key in columns}
     )
     return written.on_conflict_do_update(
-        index_elements=[RESOURCE_DATA.c.resource_id, RESOURCE_DATA.c.key],
-        set_={key: written.excluded[key] for key in _DATA_COLUMNS},
+        index_elements=KEY_COLUMNS,
+        set_={key: written.excluded[key] for key in DATA_COLUMNS},
     ).cte(f"{prefix}_data")
 
 
 def _arrival_insert() -> Any:
-    # Its stack is read from the row, as the separate statement reads it.
-    values = select(
-        RESOURCE.c.stack_id,
-        *(bindparam(f"a_{name}", type_=JOIN_ARRIVAL.c[name].type) for name in ARRIVAL_COLUMNS),
-    ).where(RESOURCE.c.id == bindparam("b_id"))
-    inserted = insert(JOIN_ARRIVAL).from_select(["stack_id", *ARRIVAL_COLUMNS], values)
-    return inserted.cte("arrival")
+    return ROW_ARRIVAL.cte("arrival")

@@ -19,14 +19,15 @@ from thermik.persistence.sql.tables import PROPERTIES_DATA, RESOURCE, RESOURCE_D
 from thermik.persistence.store import ResourceDataStore
 from thermik.persistence.values import JSON
 
-_DATA_COLUMNS = ("value", "redact", "decrypt_method")
+#: What a write of a key sets, and what names the key (the upserts' conflict target).
+DATA_COLUMNS = ("value", "redact", "decrypt_method")
 _SQLITE_UPSERT = sqlite.insert(RESOURCE_DATA)
 _PG_UPSERT = postgresql.insert(RESOURCE_DATA)
 _MYSQL_UPSERT = mysql.insert(RESOURCE_DATA)
-_KEY_COLUMNS = [RESOURCE_DATA.c.resource_id, RESOURCE_DATA.c.key]
+KEY_COLUMNS = [RESOURCE_DATA.c.resource_id, RESOURCE_DATA.c.key]
 _MYSQL_DATA = HotStatement(
     _MYSQL_UPSERT.on_duplicate_key_update(
-        {name: _MYSQL_UPSERT.inserted[name] for name in _DATA_COLUMNS}
+        {name: _MYSQL_UPSERT.inserted[name] for name in DATA_COLUMNS}
     )
 )
 #: Dialect -> the statement writing a key whether or not it exists: one statement (and no
@@ -35,14 +36,14 @@ _MYSQL_DATA = HotStatement(
 _UPSERT_DATA = {
     "sqlite": HotStatement(
         _SQLITE_UPSERT.on_conflict_do_update(
-            index_elements=_KEY_COLUMNS,
-            set_={name: _SQLITE_UPSERT.excluded[name] for name in _DATA_COLUMNS},
+            index_elements=KEY_COLUMNS,
+            set_={name: _SQLITE_UPSERT.excluded[name] for name in DATA_COLUMNS},
         )
     ),
     "postgresql": HotStatement(
         _PG_UPSERT.on_conflict_do_update(
-            index_elements=_KEY_COLUMNS,
-            set_={name: _PG_UPSERT.excluded[name] for name in _DATA_COLUMNS},
+            index_elements=KEY_COLUMNS,
+            set_={name: _PG_UPSERT.excluded[name] for name in DATA_COLUMNS},
         )
     ),
     "mysql": _MYSQL_DATA,

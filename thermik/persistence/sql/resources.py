@@ -34,7 +34,13 @@ from thermik.persistence.resource_values import (
     ResourceChanges,
 )
 from thermik.persistence.sql.base import SqlBase
-from thermik.persistence.sql.events import ARRIVAL_COLUMNS, INSERT_EVENT, arrival_row, event_row
+from thermik.persistence.sql.events import (
+    ARRIVAL_COLUMNS,
+    INSERT_EVENT,
+    ROW_ARRIVAL,
+    arrival_row,
+    event_row,
+)
 from thermik.persistence.sql.hot import HotStatement, Outcome
 from thermik.persistence.sql.one_statement import OneStatement, Record
 from thermik.persistence.sql.resource_data import blob_row, data_row, write_data
@@ -47,7 +53,7 @@ from thermik.persistence.sql.resource_rows import (
     new_row,
     to_resource,
 )
-from thermik.persistence.sql.tables import JOIN_ARRIVAL, PROPERTIES_DATA, RESOURCE
+from thermik.persistence.sql.tables import PROPERTIES_DATA, RESOURCE
 from thermik.persistence.store import ResourceStore
 from thermik.persistence.values import JSON
 
@@ -63,17 +69,7 @@ _SET_METADATA = update(RESOURCE).where(
     _BY_ID, RESOURCE.c.metadata_generation == bindparam("b_generation")
 )
 _INSERT_BLOB = HotStatement(insert(PROPERTIES_DATA))
-#: A node's join arrival, recorded for the stack its row belongs to (read in the same
-#: statement: the guarded write that carries it need not be told the stack).
-_INSERT_ROW_ARRIVAL = HotStatement(
-    insert(JOIN_ARRIVAL).from_select(
-        ["stack_id", *ARRIVAL_COLUMNS],
-        select(
-            RESOURCE.c.stack_id,
-            *(bindparam(f"a_{name}", type_=JOIN_ARRIVAL.c[name].type) for name in ARRIVAL_COLUMNS),
-        ).where(RESOURCE.c.id == bindparam("b_id")),
-    )
-)
+_INSERT_ROW_ARRIVAL = HotStatement(ROW_ARRIVAL)
 
 
 # Read or run once per traversal or more: built once (SQLAlchemy then skips building the
