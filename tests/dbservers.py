@@ -76,3 +76,26 @@ def scratch_database(
         with admin.connect() as conn:
             conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}{force}")
         admin.dispose()
+
+
+#: The statement that lists (MariaDB) or ends (PostgreSQL) the other connections to a database.
+_OTHER_CONNECTIONS = {
+    "postgresql": "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+    "WHERE datname = :db AND pid <> pg_backend_pid()",
+    "mysql": "SELECT id FROM information_schema.processlist WHERE db = :db",
+}
+
+
+def drop_connections(backend: str, url: str) -> None:
+    """End every connection to the database of ``url``, as a server restart would."""
+    engine = sqlalchemy.create_engine(admin_url(backend))
+    try:
+        with engine.begin() as conn:
+            found = conn.execute(
+                sqlalchemy.text(_OTHER_CONNECTIONS[backend]), {"db": make_url(url).database}
+            ).all()
+            if backend == "mysql":
+                for row in found:
+                    conn.exec_driver_sql(f"KILL {int(row[0])}")
+    finally:
+        engine.dispose()

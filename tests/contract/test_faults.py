@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Connection, text
-from sqlalchemy.engine import make_url
 
 from tests import dbservers
 from tests.contract.conftest import KEY, require_backend
@@ -178,21 +177,7 @@ def test_store_survives_dropped_connections(server: tuple[str, str, Database]) -
     backend, url, db = server
     store = SqlStore(db, SecretBox(KEY))
     make_stack(store, name="before")
-    kill = {
-        "postgresql": "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-        "WHERE datname = :db AND pid <> pg_backend_pid()",
-        "mysql": "SELECT id FROM information_schema.processlist WHERE db = :db",
-    }[backend]
-    admin = Database(DatabaseSettings(dbservers.SERVER_URLS[backend]))
-
-    def terminate(conn: Connection) -> None:
-        name = make_url(url).database
-        for row in conn.execute(text(kill), {"db": name}).all():
-            if backend == "mysql":
-                conn.exec_driver_sql(f"KILL {int(row[0])}")
-
-    admin.write(terminate)
-    admin.dispose()
+    dbservers.drop_connections(backend, url)
     make_stack(store, name="after")
 
 

@@ -12,6 +12,7 @@ serialization failure re-runs the whole transaction (tenacity).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 import tenacity
 from sqlalchemy import Connection, Engine, create_engine, event, exc, make_url
 from sqlalchemy.engine import URL
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from thermik.conf.settings import DatabaseSettings
 from thermik.errors import ConfigError, DatabaseUnavailable, ThermikError
@@ -45,6 +47,16 @@ _DRIVER_EXTRAS = {
 WAL_CHECKPOINT_PAGES = 10_000
 
 
+#: Server databases: a connection back in the pool for this long is pinged before it is used
+#: again. A ping on every checkout was one of the four round trips of a lone transaction (with
+#: BEGIN, the statement and COMMIT); a connection found dead before COMMIT is sent costs only a
+#: re-run (see ``_run_retrying``), so only one that idled, the kind a server or proxy drops, is
+#: checked first.
+PING_AFTER_IDLE_S = 1.0
+#: Where a pool entry keeps when it was last returned (``time.monotonic``).
+_RETURNED_AT = "thermik_returned_at"
+
+
 #: Server databases: how many shared transactions of lazy writes run at once (each on a
 #: connection of its own; see :mod:`~thermik.persistence.group_commit`).
 GROUP_COMMIT_LANES = 4
@@ -53,7 +65,13 @@ GROUP_COMMIT_LANES = 4
 class Database:
     """The engines of one database and the rules for running a transaction on them."""
 
-    def __init__(self, settings: DatabaseSettings, *, lanes: int = GROUP_COMMIT_LANES) -> None:
+    def __init__(
+        self,
+        settings: DatabaseSettings,
+        *,
+        lanes: int = GROUP_COMMIT_LANES,
+        ping_after_idle_s: float = PING_AFTER_IDLE_S,
+    ) -> None:
         self.url = _parse_url(settings.connection)
         self.where = self.url.render_as_string(hide_password=True)
         self.dialect = self.url.get_backend_name()
@@ -61,7 +79,7 @@ class Database:
             self._writer_engine = _sqlite_engine(self.url, settings, "BEGIN IMMEDIATE", 1)
             self._reader_engine = _sqlite_engine(self.url, settings, "BEGIN", settings.pool_size)
         elif self.dialect in _SERVER_DIALECTS:
-            self._writer_engine = _server_engine(self.url, settings)
+            self._writer_engine = _server_engine(self.url, settings, ping_after_idle_s)
             self._reader_engine = self._writer_engine
         else:
             raise ConfigError(
@@ -75,7 +93,9 @@ class Database:
         self._group = (
             None
             if self._writer is not None
-            else GroupCommit(server.connect, lambda work: _run_retrying(work, server), lanes)
+            else GroupCommit(
+                server.connect, lambda work, whole: _run_retrying(work, server, whole), lanes
+            )
         )
 
     @property
@@ -88,7 +108,7 @@ class Database:
         """SQLite: how many write transactions ran so far (``None`` on the server databases)."""
         return None if self._writer is None else self._writer.transactions
 
-    def write(self, work: Work[T], *, lazy: bool = False) -> T:
+    def write(self, work: Work[T], *, lazy: bool = False, whole: bool = False) -> T:
         """Run ``work`` in one write transaction; commit if it returns, roll back if it raises.
 
         ``lazy``: a write with no effect outside the database, which may share its
@@ -97,14 +117,22 @@ class Database:
         :mod:`~thermik.persistence.sqlite_writer`); on the server databases it shares the
         transaction and the commit of the lazy writes queued beside it and returns once they
         have committed (:mod:`~thermik.persistence.group_commit`).
+
+        ``whole``: ``work`` changes the database in one statement that writes all or nothing
+        by itself (whatever it reads afterwards). On PostgreSQL such a write, when it runs
+        alone, is committed by the server as it ends: no ``BEGIN`` and ``COMMIT`` round trips.
+        (Elsewhere it runs in a transaction: PyMySQL switches autocommit on and off with a
+        round trip each.)
         """
+        whole = whole and self.dialect == "postgresql"
         if self._writer is not None:
             writer = self._writer
             return self._guarded(lambda: writer.write(work, lazy=lazy))
         if lazy and self._group is not None:
             group = self._group
-            return self._guarded(lambda: group.write(work))
-        return self._retrying(work, self._writer_engine)
+            return self._guarded(lambda: group.write(work, whole=whole))
+        engine = self._writer_engine
+        return self._guarded(lambda: _run_retrying(work, engine, whole))
 
     def read(self, work: Work[T]) -> T:
         """Run ``work`` in one read transaction (a consistent snapshot on every backend) that
@@ -122,7 +150,7 @@ class Database:
         self._reader_engine.dispose()
 
     def _retrying(self, work: Work[T], engine: Engine) -> T:
-        return self._guarded(lambda: _run_retrying(work, engine))
+        return self._guarded(lambda: _run_retrying(work, engine, False))
 
     def _guarded(self, run: Callable[[], T]) -> T:
         try:
@@ -139,13 +167,27 @@ def _read_after(writer: SqliteWriter, work: Work[T], engine: Engine) -> T:
     return _run_on_pool(work, engine)
 
 
-def _run_retrying(work: Work[T], engine: Engine) -> T:
-    """Run ``work`` on the pool; again while it loses deadlocks or serialization conflicts.
+class _Unsent(Exception):
+    """The connection of a transaction was found dead before its ``COMMIT`` was sent: the
+    server rolled the transaction back, and the pool has dropped its connections (SQLAlchemy
+    invalidates the whole pool on a disconnect), so running it again is safe."""
+
+    def __init__(self, error: exc.DBAPIError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _run_retrying(work: Work[T], engine: Engine, whole: bool) -> T:
+    """Run ``work`` on the pool (``whole``: see :meth:`Database.write`); again while it loses
+    deadlocks or serialization conflicts, and once more if its connection was dead before it
+    committed.
     The first attempt builds no retry machinery: it almost always succeeds, and building a
     ``tenacity.Retrying`` per transaction was the largest single cost a profile of a
     PostgreSQL create showed in the persistence layer."""
     try:
-        return _run_on_pool(work, engine)
+        return _run_on_pool(work, engine, whole)
+    except _Unsent:
+        return _run_resent(work, engine, whole)
     except exc.DBAPIError as error:
         if not dberrors.is_retryable(error):
             raise
@@ -155,13 +197,33 @@ def _run_retrying(work: Work[T], engine: Engine) -> T:
         wait=tenacity.wait_random_exponential(multiplier=0.01, max=0.5),
         reraise=True,
     )
-    result: T = retrying(_run_on_pool, work, engine)
+    result: T = retrying(_run_resent, work, engine, whole)
     return result
 
 
-def _run_on_pool(work: Work[T], engine: Engine) -> T:
-    with engine.connect() as connection, connection.begin():
-        return work(connection)
+def _run_resent(work: Work[T], engine: Engine, whole: bool) -> T:
+    # A second dead connection in a row is the server's state, not a dropped connection's.
+    try:
+        return _run_on_pool(work, engine, whole)
+    except _Unsent as unsent:
+        raise unsent.error from None
+
+
+def _run_on_pool(work: Work[T], engine: Engine, whole: bool = False) -> T:
+    with engine.connect() as connection:
+        if whole:
+            # A connection lost meanwhile leaves it unknown whether the statement committed,
+            # as a lost COMMIT does: it is not run again.
+            return work(connection.execution_options(isolation_level="AUTOCOMMIT"))
+        transaction = connection.begin()
+        try:
+            result = work(connection)
+        except exc.DBAPIError as error:
+            if error.connection_invalidated:
+                raise _Unsent(error) from error
+            raise
+        transaction.commit()
+        return result
 
 
 def _parse_url(connection: str) -> URL:
@@ -218,7 +280,7 @@ def _sqlite_engine(url: URL, settings: DatabaseSettings, begin: str, pool_size: 
     return engine
 
 
-def _server_engine(url: URL, settings: DatabaseSettings) -> Engine:
+def _server_engine(url: URL, settings: DatabaseSettings, ping_after_idle_s: float) -> Engine:
     if url.get_backend_name() in ("mysql", "mariadb") and "charset" not in url.query:
         url = url.update_query_dict({"charset": "utf8mb4"})
     try:
@@ -227,16 +289,41 @@ def _server_engine(url: URL, settings: DatabaseSettings) -> Engine:
         # burst of concurrent writes (an engine runs 16 job threads) opened connections anew,
         # and opening one costs 2 ms of CPU with psycopg and 35 ms with PyMySQL (its TLS
         # context).
-        return create_engine(
+        engine = create_engine(
             url,
             echo=settings.echo,
             pool_size=2 * settings.pool_size,
             max_overflow=0,
-            pool_pre_ping=True,
             isolation_level="READ COMMITTED",
         )
     except ImportError as error:
         raise _missing_driver(url, error) from None
+    _ping_after_idle(engine, ping_after_idle_s)
+    return engine
+
+
+def _ping_after_idle(engine: Engine, idle_s: float) -> None:
+    """Ping a connection on its checkout only if it idled in the pool for ``idle_s``; one that
+    does not answer is replaced before the caller sees it."""
+
+    @event.listens_for(engine, "connect")
+    def _connected(_dbapi_connection: Any, entry: ConnectionPoolEntry) -> None:
+        entry.info[_RETURNED_AT] = time.monotonic()
+
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_connection: Any, entry: ConnectionPoolEntry) -> None:
+        entry.info[_RETURNED_AT] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checked_out(dbapi_connection: Any, entry: ConnectionPoolEntry, _proxy: Any) -> None:
+        returned = entry.info.get(_RETURNED_AT)
+        if returned is not None and time.monotonic() - returned < idle_s:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as error:
+            # The pool closes this connection and checks out another (up to three times).
+            raise exc.DisconnectionError(str(error)) from error
 
 
 def _missing_driver(url: URL, error: ImportError) -> ConfigError:

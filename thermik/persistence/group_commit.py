@@ -36,14 +36,16 @@ T = TypeVar("T")
 #: At most this many writes share a transaction (each waits for the whole batch to commit).
 MAX_BATCH = 32
 
-Alone = Callable[[Work[Any]], Any]
+#: Runs one work in a transaction of its own: (work, whole) as for ``Database.write``.
+Alone = Callable[[Work[Any], bool], Any]
 
 
 class GroupCommit:
     """Runs lazy writes in shared transactions on ``lanes`` connections at a time.
 
     ``connect`` checks a connection out of the pool; ``alone`` runs one work in a transaction
-    of its own, with retries (the database's ordinary write).
+    of its own, with retries (the database's ordinary write); a whole one (see
+    :meth:`Database.write`) that runs alone may commit by itself.
     """
 
     def __init__(self, connect: Callable[[], Connection], alone: Alone, lanes: int) -> None:
@@ -55,9 +57,9 @@ class GroupCommit:
         self.transactions = 0
         self.writes = 0
 
-    def write(self, work: Work[T]) -> T:
+    def write(self, work: Work[T], *, whole: bool = False) -> T:
         """Run ``work`` in a transaction shared with the writes queued beside it."""
-        return self._lane().submit(Ticket(work))
+        return self._lane().submit(Ticket(work, whole=whole))
 
     def _lane(self) -> GroupQueue:
         # An idle lane if there is one, else the least busy: its queue is the next batch.
@@ -101,6 +103,6 @@ class GroupCommit:
 def _run_alone(ticket: Ticket[Any], alone: Alone) -> None:
     ticket.result, ticket.error = None, None
     try:
-        ticket.result = alone(ticket.work)
+        ticket.result = alone(ticket.work, ticket.whole)
     except BaseException as error:
         ticket.error = error

@@ -28,11 +28,13 @@ Work = Callable[[Connection], T]
 class Ticket(Generic[T]):
     """One queued write: its work, then its outcome, and the lock its caller waits on."""
 
-    __slots__ = ("error", "lazy", "leads", "ready", "result", "work")
+    __slots__ = ("error", "lazy", "leads", "ready", "result", "whole", "work")
 
-    def __init__(self, work: Work[T], lazy: bool = False) -> None:
+    def __init__(self, work: Work[T], lazy: bool = False, *, whole: bool = False) -> None:
         self.work = work
         self.lazy = lazy
+        #: The work writes in one statement, whole by itself (``Database.write``).
+        self.whole = whole
         self.result: T | None = None
         self.error: BaseException | None = None
         #: Set when the caller wakes up to run the next batch rather than with its outcome.

@@ -1,5 +1,6 @@
 """PostgreSQL's one-statement record: every part of a guarded write is one clause of the
-UPDATE, and each part's parameters are the statement's, none missing and none left over."""
+UPDATE, each writes only if the guard found the row, and each part's parameters are the
+statement's, none missing and none left over."""
 
 from __future__ import annotations
 
@@ -67,6 +68,21 @@ def test_each_part_is_a_clause_and_every_parameter_is_bound(name: str) -> None:
     assert writes == len(record.data)
 
 
+@pytest.mark.parametrize("name", sorted(RECORDS))
+def test_every_part_and_the_update_write_only_if_the_guard_found_the_row(name: str) -> None:
+    record = RECORDS[name]
+    sql, _ = sql_and_names(record, UPDATE)
+    # (each event is a row of the events' one INSERT, each row asking)
+    parts = len(record.blobs) + len(record.events) + len(record.data) + bool(record.arrival)
+    if not parts:
+        assert "guard" not in sql
+        return
+    assert sql.startswith("WITH guard AS")
+    assert sql.count("FOR UPDATE") == 1
+    # Each part, and the UPDATE itself, so that the lock is taken before the row changes.
+    assert sql.count("EXISTS (SELECT guard.id") == parts + 1
+
+
 def test_the_row_points_at_the_blobs_the_statement_inserts() -> None:
     sql, _ = sql_and_names(RECORDS["a create"], UPDATE)
     assert "properties_data_id=(SELECT p_blob.id" in sql
@@ -93,5 +109,5 @@ def test_a_later_version_rewrites_its_blobs_or_inserts_those_it_lacks() -> None:
     assert names == set(record.parameters(UPDATE))
     assert sql.count("UPDATE resource_properties_data SET") == 2
     assert sql.count("INSERT INTO resource_properties_data") == 2
-    assert "WHERE NOT (EXISTS (SELECT p_old.id" in sql
+    assert "AND NOT (EXISTS (SELECT p_old.id" in sql
     assert "properties_data_id=coalesce((SELECT p_old.id" in sql

@@ -97,12 +97,17 @@ class SqlBase:
         return self._db.read(lambda conn: conn.execute(stmt).one_or_none())
 
     def _write_referring(
-        self, work: Work[T], missing: Callable[[], NotFound], *, lazy: bool = False
+        self,
+        work: Work[T],
+        missing: Callable[[], NotFound],
+        *,
+        lazy: bool = False,
+        whole: bool = False,
     ) -> T:
         """Run a write whose rows refer to others; a dangling reference raises ``missing()``.
-        ``lazy``: see :meth:`Database.write`."""
+        ``lazy``, ``whole``: see :meth:`Database.write`."""
         try:
-            return self._db.write(work, lazy=lazy)
+            return self._db.write(work, lazy=lazy, whole=whole)
         except sa_exc.IntegrityError as error:
             if dberrors.is_foreign_key_violation(error):
                 raise missing() from None

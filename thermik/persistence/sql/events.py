@@ -22,10 +22,12 @@ INSERT_EVENT = HotStatement(insert(EVENT))
 INSERT_ARRIVAL = HotStatement(insert(JOIN_ARRIVAL))
 #: A join arrival's columns besides its stack.
 ARRIVAL_COLUMNS = ("traversal_id", "node", "sender", "payload", "created_at")
+#: The columns a row's join arrival sets, in ``ROW_ARRIVAL``'s order.
+ARRIVAL_TARGETS = ["stack_id", *ARRIVAL_COLUMNS]
 #: A node's join arrival, recorded for the stack its row belongs to (read in the same
 #: statement: the guarded write that carries it need not be told the stack).
 ROW_ARRIVAL = insert(JOIN_ARRIVAL).from_select(
-    ["stack_id", *ARRIVAL_COLUMNS],
+    ARRIVAL_TARGETS,
     select(
         RESOURCE.c.stack_id,
         *(bindparam(f"a_{name}", type_=JOIN_ARRIVAL.c[name].type) for name in ARRIVAL_COLUMNS),

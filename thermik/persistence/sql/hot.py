@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Dialect, exc
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.dml import Delete, Insert, Update
 
 from thermik.persistence.sqltypes import UTCDateTime
@@ -175,6 +177,37 @@ def _run(
             dialect=dialect,
         ) from error
     return cursor
+
+
+class TextPlan:
+    """SQL text written around compiled statements (a MariaDB compound statement), run like a
+    hot statement: each part is compiled for the dialect, its parameters named as the part
+    names them (a dialect with named parameters only)."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self._dialect = dialect
+        self._names: dict[str, Processor] = {}
+
+    def part(self, statement: ClauseElement) -> str:
+        """The SQL of ``statement``; its parameters become the plan's."""
+        compiled = statement.compile(dialect=self._dialect)
+        assert isinstance(compiled, SQLCompiler)
+        if compiled.positiontup is not None:
+            raise TypeError("a text plan needs named parameters")
+        for name, bind in compiled.binds.items():
+            self._names[name] = _processor(bind.type, self._dialect)
+        return compiled.string
+
+    def plan(self, sql: str) -> _Plan:
+        """The plan running ``sql``, written around the parts."""
+        conversions = tuple((name, p) for name, p in self._names.items() if p is not None)
+        return _Plan(sql, tuple(self._names), conversions, False, False)
+
+
+def run_plan(conn: Connection, plan: _Plan, params: Mapping[str, Any]) -> Any:
+    """Run ``plan`` (a :class:`TextPlan`'s) with ``params`` in ``conn``'s transaction; the
+    driver's cursor."""
+    return _run(conn, plan, plan.bind(params), many=False)
 
 
 def _processor(type_: Any, dialect: Dialect) -> Processor:

@@ -33,7 +33,9 @@ from thermik.persistence.resource_values import (
     Resource,
     ResourceChanges,
 )
+from thermik.persistence.sql import compound
 from thermik.persistence.sql.base import SqlBase
+from thermik.persistence.sql.compound import Compound
 from thermik.persistence.sql.events import (
     ARRIVAL_COLUMNS,
     INSERT_EVENT,
@@ -65,6 +67,8 @@ _HELD = HotStatement(
 )
 #: PostgreSQL: each guarded UPDATE with what it carries, as one statement.
 _ONE_STATEMENT = {stmt: OneStatement(stmt) for stmt in (_UNLOCKED, _HELD)}
+#: MariaDB: each guarded UPDATE with what it carries, as one compound statement.
+_COMPOUND = {stmt: Compound(stmt) for stmt in (_UNLOCKED, _HELD)}
 _SET_METADATA = update(RESOURCE).where(
     _BY_ID, RESOURCE.c.metadata_generation == bindparam("b_generation")
 )
@@ -201,6 +205,8 @@ def _write(
     if conn.dialect.name == "postgresql":
         statement = _ONE_STATEMENT[stmt].statement(params, record, fresh=fresh)
         updated = statement.execute(conn, record.parameters(params))
+    elif compound.supported(conn.dialect):
+        updated = _COMPOUND[stmt].execute(conn, params, record, fresh=fresh)
     else:
         updated = _separately(conn, stmt, params, record, fresh)
     if updated.rowcount != 1:
@@ -390,7 +396,11 @@ class SqlResources(SqlBase, ResourceStore):
             _write(conn, stmt, params, record, holder)
             return atomic_key + 1
 
-        key = self._write_referring(work, lambda: _no_event_stack(events), lazy=along.lazy)
+        # PostgreSQL writes it all in one statement, whole by itself (see ``one_statement``).
+        whole = self._db.dialect == "postgresql"
+        key = self._write_referring(
+            work, lambda: _no_event_stack(events), lazy=along.lazy, whole=whole
+        )
         if event_values:
             self._announce(event_values, events)
         return key
