@@ -5,10 +5,12 @@ For each engine count of ``--engines`` a fresh cluster: a new database on the se
 ``--db-url`` (migrated), a RabbitMQ virtual host of its own on ``--transport-url``, that many
 ``thermik-engine`` processes and one ``thermik-api`` (``[api] engine = rpc``, ``--api-workers``
 pre-forked workers), started as ``tests/functional/rpc`` starts them (``cluster.py``: lease 6 s,
-heartbeat 1 s, RPC call timeout 3 s). Then ``--clients`` threads create ``--stacks`` stacks of
-``--resources`` independent ``OS::Heat::TestResource`` (each create sleeping ``--wait`` s)
-through Heat's v1 REST API, one stack at a time each (POST, then a GET of the stack every
-``--poll`` s until it settles), while a probe GETs ``/stacks`` every ``--probe-interval`` s.
+heartbeat 1 s), with the service's RPC call timeout (``--call-timeout``, 30 s; the tests' 3 s
+refused creates that a loaded engine answered late). Then ``--clients`` threads create
+``--stacks`` stacks of ``--resources`` independent ``OS::Heat::TestResource`` (each create
+sleeping ``--wait`` s) through Heat's v1 REST API, one stack at a time each (POST, then a GET
+of the stack every ``--poll`` s until it settles), while a probe GETs ``/stacks`` every
+``--probe-interval`` s.
 
 It prints per configuration: stacks completed per minute (first POST to last completion), the
 p50/p99 create latency (POST to the first poll showing CREATE_COMPLETE), the probe's median and
@@ -60,7 +62,7 @@ from tests.functional.rpc.cluster import (
     rabbit_unreachable,
     write_config,
 )
-from thermik.conf.settings import DatabaseSettings
+from thermik.conf.settings import DatabaseSettings, RpcSettings
 from thermik.persistence.factory import open_store
 
 RABBIT = "rabbit://guest:guest@127.0.0.1:5672/"
@@ -79,6 +81,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--poll", type=float, default=0.25, help="a client's poll period (s)")
     parser.add_argument("--probe-interval", type=float, default=0.25, help="seconds")
     parser.add_argument("--timeout", type=float, default=300, help="per stack (s)")
+    parser.add_argument(
+        "--call-timeout",
+        type=int,
+        default=RpcSettings().call_timeout,
+        help="[rpc] call_timeout of the Thermik cluster (s)",
+    )
     parser.add_argument("--db-url", default=dbservers.SERVER_URLS["postgresql"])
     parser.add_argument(
         "--transport-url", default=os.environ.get("THERMIK_TEST_RABBIT_URL", RABBIT)
@@ -162,6 +170,7 @@ def thermik(
         bus[0],
         bus[1],
         api=f"workers = {args.api_workers}\nbind_port = {port}",
+        call_timeout=args.call_timeout,
     )
     built = ScaledCluster(config, port, engines, args.api_workers)
     try:

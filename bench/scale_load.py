@@ -154,7 +154,8 @@ class Load:
             self.triggered.start()
 
     def _settle(self, name: str, stack_id: str) -> str:
-        """The state the stack settles in, or the last one seen when ``--timeout`` passed."""
+        """The state the stack settles in (with its reason unless it completed), or the last
+        one seen when ``--timeout`` passed."""
         deadline = time.monotonic() + self.args.timeout
         state = "no answer"
         while time.monotonic() < deadline:
@@ -165,8 +166,10 @@ class Load:
                 continue
             if status == 200:
                 state = str(answer["stack"]["stack_status"])
-                if state in SETTLED:
+                if state == "CREATE_COMPLETE":
                     return state
+                if state in SETTLED:
+                    return f"{state}: {answer['stack'].get('stack_status_reason', '')}"[:300]
         return f"{state} after {self.args.timeout:.0f} s"
 
     def _probe(self) -> None:

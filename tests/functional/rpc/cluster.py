@@ -154,10 +154,18 @@ class EngineProcess:
 
 
 def write_config(
-    path: Path, database: str, transport: str, name: str, *, api: str = "", engine: str = ""
+    path: Path,
+    database: str,
+    transport: str,
+    name: str,
+    *,
+    api: str = "",
+    engine: str = "",
+    call_timeout: int = 3,
 ) -> Path:
     """The configuration every process of the cluster shares (``api`` and ``engine``: more
-    lines of those sections, ``[delivery]`` lines included in ``api``'s after a blank line)."""
+    lines of those sections, ``[delivery]`` lines included in ``api``'s after a blank line;
+    ``call_timeout``: short, so that the tests' dead engines are answered for quickly)."""
     path.write_text(
         f"""[DEFAULT]
 state_dir = {path.parent / "state"}
@@ -177,7 +185,7 @@ engine = rpc
 
 [rpc]
 topic = {name}_engine
-call_timeout = 3
+call_timeout = {call_timeout}
 
 [engine]
 lease_seconds = 6
