@@ -36,6 +36,7 @@ from thermik.persistence.sql.events import ROW_ARRIVAL
 from thermik.persistence.sql.hot import HotStatement, Outcome, TextPlan, run_plan
 from thermik.persistence.sql.one_statement import (
     BLOB_PREFIX,
+    WHERE_PARAMS,
     Record,
     guarded_update,
     prefixed_bind,
@@ -83,9 +84,7 @@ class Compound:
         text = TextPlan(dialect)
         lines = ["BEGIN NOT ATOMIC", f"DECLARE {_MATCHED} INT DEFAULT 0;"]
         sets: dict[str, Any] = {
-            key: prefixed_bind("s", RESOURCE.c[key])
-            for key in params
-            if key not in ("b_id", "b_key", "b_engine")
+            key: prefixed_bind("s", RESOURCE.c[key]) for key in params if key not in WHERE_PARAMS
         }
         for column, row in record.blobs.items():
             name = f"thermik_{BLOB_PREFIX[column]}"

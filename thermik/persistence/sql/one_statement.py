@@ -53,7 +53,7 @@ from thermik.persistence.sql.tables import (
 #: Blob column of the row -> the prefix of its blob's parameters.
 BLOB_PREFIX = {"properties_data_id": "p", "attr_data_id": "t"}
 #: The parameters of the guarded UPDATE's WHERE clause (the others are columns it sets).
-_WHERE = frozenset({"b_id", "b_key", "b_engine"})
+WHERE_PARAMS = frozenset({"b_id", "b_key", "b_engine"})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -79,7 +79,9 @@ class Record:
 
     def parameters(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters of the one statement, each part's under its own prefix."""
-        flat = {(key if key in _WHERE else f"s_{key}"): value for key, value in params.items()}
+        flat = {
+            (key if key in WHERE_PARAMS else f"s_{key}"): value for key, value in params.items()
+        }
         for column, row in self.blobs.items():
             flat.update(_prefixed(BLOB_PREFIX[column], row))
         for index, row in enumerate(self.events):
@@ -120,7 +122,7 @@ class OneStatement:
 
     def _build(self, params: Mapping[str, Any], record: Record, fresh: bool) -> HotStatement:
         sets: dict[str, Any] = {
-            key: prefixed_bind("s", RESOURCE.c[key]) for key in params if key not in _WHERE
+            key: prefixed_bind("s", RESOURCE.c[key]) for key in params if key not in WHERE_PARAMS
         }
         assert self._base.whereclause is not None
         guard = select(RESOURCE.c.id).where(self._base.whereclause).with_for_update()
