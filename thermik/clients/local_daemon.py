@@ -66,8 +66,10 @@ class EngineAddress:
 
 
 def new_token() -> str:
-    """A fresh random token for a daemon."""
-    return secrets.token_urlsafe(32)
+    """A fresh random token for a daemon (256 bits, in hex)."""
+    # Not URL-safe base64: one such token in 64 starts with "-", which the openstack CLI,
+    # given "--os-token <token>", takes for an option of its own.
+    return secrets.token_hex(32)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -146,3 +146,11 @@ def test_the_cli_loads_no_openstacksdk_to_call_its_daemon() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_a_token_is_one_argument_on_a_command_line() -> None:
+    # "--os-token <token>": a token starting with "-" would be taken for an option.
+    tokens = {local.new_token() for _ in range(1000)}
+    assert len(tokens) == 1000
+    assert not [token for token in tokens if token.startswith("-")]
+    assert all(len(token) == 64 and token.isalnum() for token in tokens)
