@@ -17,6 +17,7 @@ from thermik.conf.settings import LimitSettings
 from thermik.engine.states import State
 from thermik.errors import LeaseConflict, StackNotFound
 from thermik.orchestration.clouds import StackClouds
+from thermik.orchestration.definitions import StoredDefinitions
 from thermik.orchestration.descriptions import TemplateDescriptions
 from thermik.orchestration.service_check import ServiceCheck, service_check
 from thermik.persistence.store import Store
@@ -120,6 +121,7 @@ class Base:
         #: (service mode's RPC): then no stack is out of reach.
         self.routed = routed
         self.descriptions = TemplateDescriptions(store)
+        self.definitions = StoredDefinitions(lambda stack: self.stored_definition(stack)[1])
 
     def constraints(self, ctx: RequestContext) -> Mapping[str, CustomValidator]:
         """The custom constraint validators of one request: the cloud-free ones, and the
@@ -195,6 +197,11 @@ class Base:
             f"{expires.strftime('%H:%M:%S')} UTC).",
             stack=stack.name,
         )
+
+    def shown_definition(self, stack: Stack) -> StackDefinition:
+        """The definition of the stack's current template, for views that only read it
+        (built once per template, see :mod:`~thermik.orchestration.definitions`)."""
+        return self.definitions.of(stack)
 
     def stored_definition(self, stack: Stack) -> tuple[RawTemplate, StackDefinition]:
         """The stack's stored template and its definition (validated when it was stored), its

@@ -44,7 +44,7 @@ class OutputOperations(Base):
 
     def list_outputs(self, ctx: RequestContext, stack: StackIdentity) -> Sequence[OutputView]:
         row = self.find_stack(ctx, stack)
-        _, definition = self.stored_definition(row)
+        definition = self.shown_definition(row)
         return [
             OutputView(name, described(output.description), resolved=False)
             for name, output in definition.outputs.items()
@@ -52,7 +52,7 @@ class OutputOperations(Base):
 
     def show_output(self, ctx: RequestContext, stack: StackIdentity, key: str) -> OutputView:
         row = self.find_stack(ctx, stack)
-        _, definition = self.stored_definition(row)
+        definition = self.shown_definition(row)
         output = definition.outputs.get(key)
         if output is None:
             raise NotFound(f"Specified output key {key} not found.")

@@ -75,7 +75,7 @@ class ResourceOperations(Base):
 
     def _definition(self, stack: Stack) -> StackDefinition | None:
         try:
-            return self.stored_definition(stack)[1]
+            return self.shown_definition(stack)
         except NotFound:
             return None
 

@@ -257,7 +257,7 @@ class StackOperations(OutputOperations):
     ) -> StackView:
         row = self.find_stack(ctx, stack)
         try:
-            _, definition = self.stored_definition(row)
+            definition = self.shown_definition(row)
         except NotFound:
             return stack_view(row)
         outputs = self.resolve_outputs(row, definition) if resolve_outputs else None
