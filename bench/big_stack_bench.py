@@ -97,10 +97,12 @@ class DaemonClient:
 class LocalDaemon:
     """The daemon of a scratch state directory, started as the CLI starts it."""
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, resources: int) -> None:
         state_dir.mkdir()
         config = state_dir / "thermik.conf"
-        config.write_text(f"[DEFAULT]\nstate_dir = {state_dir}\n", encoding="utf-8")
+        config.write_text(
+            f"[DEFAULT]\nstate_dir = {state_dir}\n{resources_limit(resources)}\n", "utf-8"
+        )
         self.state_dir = state_dir
         self.address = daemon.ensure(daemon.Launch(state_dir, (str(config),)))
         self.api = DaemonClient(self.address)
@@ -110,6 +112,11 @@ class LocalDaemon:
 
     def close(self) -> None:
         daemon.stop(self.state_dir)
+
+
+def resources_limit(resources: int) -> str:
+    """The ``[DEFAULT]`` line that lets a stack have ``resources`` (the default is 1,000)."""
+    return f"max_resources_per_stack = {max(resources, 1000)}"
 
 
 def template(shape: str, size: int) -> dict[str, Any]:
@@ -176,7 +183,7 @@ def one_run(target: Target, name: str, shape: str, size: int, poll: float) -> di
 def deployment(args: argparse.Namespace, backend: str, scratch: Path) -> Iterator[Target]:
     """The deployment measured for ``backend``, started on a fresh database."""
     if backend == "sqlite":
-        local_daemon = LocalDaemon(scratch / "state")
+        local_daemon = LocalDaemon(scratch / "state", args.resources)
         try:
             yield local_daemon
         finally:
@@ -191,7 +198,8 @@ def deployment(args: argparse.Namespace, backend: str, scratch: Path) -> Iterato
             with HeatCluster(scratch, 1, args.api_workers).running(url, *bus) as heat:
                 yield heat
         else:
-            with thermik_cluster(args, 1, scratch, url, bus) as cluster:
+            limit = resources_limit(args.resources)
+            with thermik_cluster(args, 1, scratch, url, bus, default=limit) as cluster:
                 yield cluster
 
 

@@ -158,10 +158,15 @@ class ThermikDeployment:
 
 @contextlib.contextmanager
 def thermik(
-    args: argparse.Namespace, engines: int, directory: Path, url: str, bus: tuple[str, str]
+    args: argparse.Namespace,
+    engines: int,
+    directory: Path,
+    url: str,
+    bus: tuple[str, str],
+    default: str = "",
 ) -> Iterator[Deployment]:
     """Thermik started on the fresh database ``url`` and the transport URL ``bus[0]`` with
-    topics named after ``bus[1]``."""
+    topics named after ``bus[1]`` (``default``: more ``[DEFAULT]`` lines)."""
     migrate(url)
     port = free_port()
     config = write_config(
@@ -170,6 +175,7 @@ def thermik(
         bus[0],
         bus[1],
         api=f"workers = {args.api_workers}\nbind_port = {port}",
+        default=default,
         call_timeout=args.call_timeout,
     )
     built = ScaledCluster(config, port, engines, args.api_workers)

@@ -161,16 +161,19 @@ def write_config(
     *,
     api: str = "",
     engine: str = "",
+    default: str = "",
     call_timeout: int = 3,
 ) -> Path:
-    """The configuration every process of the cluster shares (``api`` and ``engine``: more
-    lines of those sections, ``[delivery]`` lines included in ``api``'s after a blank line;
+    """The configuration every process of the cluster shares (``api``, ``engine`` and
+    ``default``: more lines of those sections, ``[delivery]`` lines included in ``api``'s after
+    a blank line;
     ``call_timeout``: short, so that the tests' dead engines are answered for quickly)."""
     path.write_text(
         f"""[DEFAULT]
 state_dir = {path.parent / "state"}
 transport_url = {transport}
 auth_encryption_key = {KEY}
+{default}
 
 [database]
 connection = {database}
