@@ -11,10 +11,9 @@ recently used go first), not by their number: one stack of 5,000 weighs what 5,0
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 
+from thermik.orchestration.kept import Kept
 from thermik.persistence.values import Stack
 from thermik.template.definitions import StackDefinition
 
@@ -29,15 +28,11 @@ class StoredDefinitions:
         self, build: Callable[[Stack], StackDefinition], resources: int = CACHE_RESOURCES
     ) -> None:
         self._build = build
-        self._limit = resources
-        self._known: OrderedDict[tuple[str, int], StackDefinition] = OrderedDict()
-        self._weight = 0
-        self._lock = threading.Lock()
+        self._kept: Kept[tuple[str, int], StackDefinition] = Kept(resources, _weight)
 
     def __len__(self) -> int:
         """How many definitions are kept."""
-        with self._lock:
-            return len(self._known)
+        return len(self._kept)
 
     def of(self, stack: Stack) -> StackDefinition:
         """The definition of the stack's current template.
@@ -45,22 +40,7 @@ class StoredDefinitions:
         Raises:
             NotFound: the template is gone (the stack is being purged); nothing is kept.
         """
-        key = (stack.id, stack.raw_template_id)
-        with self._lock:
-            found = self._known.get(key)
-            if found is not None:
-                self._known.move_to_end(key)
-                return found
-        # Built outside the lock: two callers may build the same one, never wait on another's.
-        built = self._build(stack)
-        with self._lock:
-            if key not in self._known:
-                self._known[key] = built
-                self._weight += _weight(built)
-            while self._weight > self._limit and len(self._known) > 1:
-                _, dropped = self._known.popitem(last=False)
-                self._weight -= _weight(dropped)
-        return built
+        return self._kept.get((stack.id, stack.raw_template_id), lambda: self._build(stack))
 
 
 def _weight(definition: StackDefinition) -> int:

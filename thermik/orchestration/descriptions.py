@@ -9,11 +9,10 @@ only reused when no newer row exists, which a stack's own current row always is;
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from thermik.errors import NotFound
+from thermik.orchestration.kept import Kept
 from thermik.persistence.store import Store
 from thermik.persistence.values import Stack
 
@@ -26,35 +25,24 @@ class TemplateDescriptions:
 
     def __init__(self, store: Store, size: int = CACHE_SIZE) -> None:
         self._store = store
-        self._size = size
-        self._known: OrderedDict[tuple[str, int], Any] = OrderedDict()
-        self._lock = threading.Lock()
+        self._known: Kept[tuple[str, int], Any] = Kept(size)
 
     def __len__(self) -> int:
         """How many descriptions are kept."""
-        with self._lock:
-            return len(self._known)
+        return len(self._known)
 
     def __contains__(self, stack: Stack) -> bool:
         """Whether the description of the stack's current template is kept."""
-        with self._lock:
-            return (stack.id, stack.raw_template_id) in self._known
+        return (stack.id, stack.raw_template_id) in self._known
 
     def of(self, stack: Stack) -> Any:
         """``description`` of the stack's template ("" when the template is gone)."""
-        key = (stack.id, stack.raw_template_id)
-        with self._lock:
-            if key in self._known:
-                self._known.move_to_end(key)
-                return self._known[key]
         try:
-            template = self._store.get_raw_template(stack.raw_template_id).template
+            return self._known.get((stack.id, stack.raw_template_id), lambda: self._read(stack))
         except NotFound:
             # Being purged: nothing to remember.
             return ""
-        description = template.get("description", template.get("Description", ""))
-        with self._lock:
-            self._known[key] = description
-            if len(self._known) > self._size:
-                self._known.popitem(last=False)
-        return description
+
+    def _read(self, stack: Stack) -> Any:
+        template = self._store.get_raw_template(stack.raw_template_id).template
+        return template.get("description", template.get("Description", ""))
